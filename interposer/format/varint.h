@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// LEB128 varints and zigzag mapping shared by the trace encoder and reader.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuclimb::format {
+
+inline constexpr size_t kMaxVarintBytes = 10;
+
+constexpr uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+constexpr int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+// Writes v at out (which must have kMaxVarintBytes free) and returns the byte after it.
+inline uint8_t* PutVarint(uint8_t* out, uint64_t v) {
+  while (v >= 0x80) {
+    *out++ = static_cast<uint8_t>(v) | 0x80;
+    v >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(v);
+  return out;
+}
+
+// Reads a varint from [p, end). Returns the byte after it, or nullptr when the varint runs past
+// end or is longer than 10 bytes (corrupt input).
+inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  if (p < end && *p < 0x80) {  // the common one-byte case
+    *v = *p;
+    return p + 1;
+  }
+  uint64_t result = 0;
+  for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
+    const uint8_t byte = *p++;
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (byte < 0x80) {
+      *v = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace cuclimb::format
