@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// Draining, renumbering and encoding events into chunks on the writer thread.
+#include "interposer/writer/trace_writer.h"
+
+#include <algorithm>
+#include <tuple>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "interposer/format/event_fields.h"
+
+namespace cuclimb::interposer {
+namespace {
+
+using format::Event;
+using format::EventType;
+
+// A process killed with SIGKILL loses at most this much: a chunk is sealed at least this often.
+constexpr int64_t kMaxChunkAgeNs = 1'000'000'000;
+
+}  // namespace
+
+bool TraceWriter::Begin(FileSink* sink, const format::FileHeader& header) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sink_ = sink;
+  try {
+    batch_.reserve(1 << 14);
+    out_.reserve(chunk_bytes_ + 4096);
+  } catch (const std::bad_alloc&) {
+  }
+  failed_ = !sink_->WriteAll(&header, sizeof(header));
+  if (!failed_) bytes_written_ += sizeof(header);
+  return !failed_;
+}
+
+uint64_t TraceWriter::dropped_total() const {
+  uint64_t total = in_.strings->failures() + in_.stacks->failures() +
+                   in_.ringless_drops->load(std::memory_order_relaxed) + encode_failures_;
+  const size_t n = in_.rings->count();
+  for (size_t i = 0; i < n; ++i) {
+    if (ThreadRing* r = in_.rings->at(i)) total += r->dropped();
+  }
+  return total;
+}
+
+uint32_t TraceWriter::FileString(uint32_t id) noexcept {
+  if (id == 0) return 0;
+  if (id >= string_ids_.size()) string_ids_.resize(id + 1024, 0);
+  uint32_t& mapped = string_ids_[id];
+  if (mapped == 0) {
+    mapped = next_file_string_++;
+    if (!encoder_.DefineString(mapped, in_.strings->Get(id))) ++encode_failures_;
+  }
+  return mapped;
+}
+
+uint32_t TraceWriter::FileStack(uint32_t id) noexcept {
+  if (id == 0) return 0;
+  if (id >= stack_ids_.size()) stack_ids_.resize(id + 1024, 0);
+  if (stack_ids_[id] == 0) {
+    const std::string_view bytes = in_.stacks->Get(id);
+    frames_.resize(bytes.size() / sizeof(uint64_t));
+    std::memcpy(frames_.data(), bytes.data(), frames_.size() * sizeof(uint64_t));
+    for (uint64_t& f : frames_) {
+      if (format::IsStringFrame(f)) {
+        f = format::StringFrame(FileString(static_cast<uint32_t>(format::FrameValue(f))));
+      }
+    }
+    stack_ids_[id] = next_file_stack_++;
+    if (!encoder_.DefineStack(stack_ids_[id], frames_.data(), frames_.size())) ++encode_failures_;
+  }
+  return stack_ids_[id];
+}
+
+uint32_t TraceWriter::FixedString(const char* s) noexcept {
+  return FileString(in_.strings->Intern(s, std::strlen(s)));
+}
+
+bool TraceWriter::Encode(const Event& ev) noexcept {
+  Event mapped = ev;
+  const format::EventSpec& spec = format::SpecOf(ev.type);
+  for (uint8_t i = 0; i < spec.field_count; ++i) {
+    const format::FieldSpec& f = spec.fields[i];
+    if (f.coding == format::Coding::kString) {
+      format::SetSlot(&mapped, f.slot, FileString(static_cast<uint32_t>(format::GetSlot(ev, f.slot))));
+    } else if (f.coding == format::Coding::kStack) {
+      format::SetSlot(&mapped, f.slot, FileStack(static_cast<uint32_t>(format::GetSlot(ev, f.slot))));
+    }
+  }
+  if (!encoder_.Add(mapped)) {
+    ++encode_failures_;
+    return false;
+  }
+  ++events_written_;
+  return true;
+}
+
+bool TraceWriter::Seal(format::ChunkType type) noexcept {
+  if (failed_ || encoder_.pending_records() == 0) return !failed_;
+  out_.clear();
+  if (!encoder_.Seal(type, &out_)) {
+    ++encode_failures_;
+    return false;
+  }
+  failed_ = !sink_->WriteAll(out_.data(), out_.size());
+  if (!failed_) {
+    bytes_written_ += out_.size();
+    ++chunks_written_;
+  }
+  return !failed_;
+}
+
+void TraceWriter::AddThreadName(uint32_t tid, int64_t now_ns) {
+  // /proc read on the writer thread: the name the program gave the thread, if any.
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+  char name[32] = {};
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t n = ::read(fd, name, sizeof(name) - 1);
+    ::close(fd);
+    if (n > 0) name[n - (name[n - 1] == '\n' ? 1 : 0)] = '\0';
+  }
+  Event ev = format::MakeEvent(EventType::kThread);
+  ev.ts = now_ns;
+  ev.tid = tid;
+  ev.name = in_.strings->Intern(name, std::strlen(name));
+  batch_.push_back(ev);
+}
+
+void TraceWriter::Collect(int64_t now_ns) {
+  const size_t n = in_.rings->count();
+  if (cursors_.size() < n) cursors_.resize(n);
+  const int64_t period = last_drain_ns_ == 0 ? 0 : now_ns - last_drain_ns_;
+  for (size_t i = 0; i < n; ++i) {
+    ThreadRing* r = in_.rings->at(i);
+    if (r == nullptr) continue;
+    RingCursor& c = cursors_[i];
+    const uint32_t tid = r->tid.load(std::memory_order_relaxed);
+    if (tid != c.tid && tid != 0) {
+      c.tid = tid;
+      AddThreadName(tid, now_ns);
+    }
+    r->Drain([this](const Event& ev) { batch_.push_back(ev); });
+    const uint64_t pushed = r->pushed();
+    const int64_t self_ns = r->self_ns();
+    if (pushed != c.pushed || self_ns != c.self_ns) {
+      Event ev = format::MakeEvent(EventType::kOverhead);
+      ev.ts = now_ns;
+      ev.dur = period;
+      ev.tid = tid;
+      ev.value = self_ns - c.self_ns;
+      ev.size = pushed - c.pushed;
+      batch_.push_back(ev);
+      c.pushed = pushed;
+      c.self_ns = self_ns;
+    }
+    const uint64_t dropped = r->dropped();
+    if (dropped != c.dropped) {
+      Event ev = format::MakeEvent(EventType::kDrops);
+      ev.ts = now_ns;
+      ev.tid = tid;
+      ev.value = static_cast<int64_t>(dropped - c.dropped);
+      ev.text = in_.strings->Intern("ring_full", 9);
+      batch_.push_back(ev);
+      c.dropped = dropped;
+    }
+  }
+  const uint64_t intern_failures = in_.strings->failures() + in_.stacks->failures();
+  const uint64_t ringless = in_.ringless_drops->load(std::memory_order_relaxed);
+  for (auto [count, reported, reason] :
+       {std::tuple{intern_failures, &reported_intern_failures_, "intern_full"},
+        std::tuple{ringless, &reported_ringless_, "no_ring"}}) {
+    if (count != *reported) {
+      Event ev = format::MakeEvent(EventType::kDrops);
+      ev.ts = now_ns;
+      ev.value = static_cast<int64_t>(count - *reported);
+      ev.text = in_.strings->Intern(reason, std::strlen(reason));
+      batch_.push_back(ev);
+      *reported = count;
+    }
+  }
+  last_drain_ns_ = now_ns;
+}
+
+void TraceWriter::EncodeBatch() noexcept {
+  // Rings are drained in turn, so a batch interleaves threads: order it by time, which is what
+  // readers expect and what makes deltas small.
+  std::stable_sort(batch_.begin(), batch_.end(),
+                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  for (const Event& ev : batch_) {
+    Encode(ev);
+    if (encoder_.pending_bytes() >= chunk_bytes_) Seal(format::ChunkType::kEvents);
+  }
+  batch_.clear();
+}
+
+void TraceWriter::Drain(int64_t now_ns, bool seal) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failed_) return;
+  try {
+    Collect(now_ns);
+    EncodeBatch();
+    in_.rings->Recycle();
+  } catch (const std::bad_alloc&) {
+    // The batch could not grow: what was collected is lost; count it and carry on.
+    encode_failures_ += batch_.size();
+    batch_.clear();
+  }
+  if (seal || now_ns - last_seal_ns_ >= kMaxChunkAgeNs) {
+    Seal(format::ChunkType::kEvents);
+    last_seal_ns_ = now_ns;
+  }
+}
+
+void TraceWriter::Finish(int64_t now_ns, const char* status) noexcept {
+  Drain(now_ns, /*seal=*/true);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failed_) return;
+  Event trailer = format::MakeEvent(EventType::kTrailer);
+  trailer.ts = now_ns;
+  trailer.size = events_written_;
+  trailer.value = static_cast<int64_t>(dropped_total());
+  if (status != nullptr && status[0] != '\0') trailer.text = FixedString(status);
+  if (!encoder_.Add(trailer)) return;
+  Seal(format::ChunkType::kTrailer);
+}
+
+}  // namespace cuclimb::interposer

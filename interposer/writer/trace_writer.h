@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// The writer thread's work: drain rings, renumber ids, encode, compress and write chunks.
+//
+// Cold path only. Runs on the background writer thread, or on the thread that calls Flush/Stop
+// (atexit); the two never overlap because every entry point holds mutex_.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "interposer/format/chunk_encoder.h"
+#include "interposer/writer/file_sink.h"
+#include "interposer/writer/interner.h"
+#include "interposer/writer/thread_ring.h"
+
+namespace cuclimb::interposer {
+
+struct WriterInputs {
+  RingRegistry* rings;
+  Interner* strings;
+  Interner* stacks;
+  const std::atomic<uint64_t>* ringless_drops;  // events of threads that got no ring
+};
+
+class TraceWriter {
+ public:
+  TraceWriter(const WriterInputs& inputs, int zstd_level, size_t chunk_bytes)
+      : in_(inputs), encoder_(zstd_level), chunk_bytes_(chunk_bytes) {}
+
+  // Writes the file header. False when the file could not be written.
+  bool Begin(FileSink* sink, const format::FileHeader& header) noexcept;
+  // Drains every ring and encodes the events, sealing a chunk when it is full, or when
+  // `seal` is set, or when the last seal is older than kMaxChunkAgeNs.
+  void Drain(int64_t now_ns, bool seal) noexcept;
+  // Final drain, then the trailer chunk.
+  void Finish(int64_t now_ns, const char* status) noexcept;
+
+  uint64_t events_written() const { return events_written_; }
+  uint64_t chunks_written() const { return chunks_written_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+  uint64_t dropped_total() const;
+
+ private:
+  struct RingCursor {
+    uint64_t pushed = 0;
+    uint64_t dropped = 0;
+    int64_t self_ns = 0;
+    uint32_t tid = 0;  // last tid a kThread event was written for
+  };
+
+  void Collect(int64_t now_ns);
+  void EncodeBatch() noexcept;
+  bool Encode(const format::Event& ev) noexcept;
+  uint32_t FileString(uint32_t internal_id) noexcept;
+  uint32_t FileStack(uint32_t internal_id) noexcept;
+  uint32_t FixedString(const char* s) noexcept;
+  bool Seal(format::ChunkType type) noexcept;
+  void AddThreadName(uint32_t tid, int64_t now_ns);
+
+  std::mutex mutex_;
+  WriterInputs in_;
+  FileSink* sink_ = nullptr;
+  format::ChunkEncoder encoder_;
+  size_t chunk_bytes_;
+  std::string out_;
+  std::vector<format::Event> batch_;
+  std::vector<uint32_t> string_ids_;  // internal string id → file id (0 = not defined yet)
+  std::vector<uint32_t> stack_ids_;
+  std::vector<uint64_t> frames_;
+  std::vector<RingCursor> cursors_;
+  uint32_t next_file_string_ = 1;
+  uint32_t next_file_stack_ = 1;
+  uint64_t events_written_ = 0;
+  uint64_t chunks_written_ = 0;
+  uint64_t bytes_written_ = 0;
+  uint64_t encode_failures_ = 0;
+  uint64_t reported_intern_failures_ = 0;
+  uint64_t reported_ringless_ = 0;
+  int64_t last_seal_ns_ = 0;
+  int64_t last_drain_ns_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace cuclimb::interposer
