@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-memory result of `cuclimb analyze`: everything the terminal, JSON and HTML reports,
+// `cuclimb diff`, `cuclimb check` and the Perfetto export need, as plain data.
+//
+// Conventions, so that consumers never guess:
+//  - A `Series` holds one value per iteration: element i is iteration i (0-based), and its size
+//    is Iterations::count. Events before the first iteration (the prologue) and after the last
+//    one (the epilogue) are never in a Series; they are counted in Iterations.
+//  - Times in Series are milliseconds (`_ms`); timestamps are trace nanoseconds (`_ns`, relative
+//    to the trace's base clock); sizes are bytes (`_bytes`).
+//  - Level series (live handles, live bytes, gauges) hold the value at the end of the iteration;
+//    rate series (allocations, time, samples) hold the total inside the iteration.
+//  - Vectors are in a stable, documented order so that the same trace gives the same report.
+// docs/report-schema.md describes each field as it appears in the JSON report.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cuclimb::analysis {
+
+inline constexpr char kReportSchema[] = "cuclimb.report/1";
+
+using Series = std::vector<double>;
+
+// A trend test over a Series after the warm-up cut (detect/trend.h says how each is computed).
+struct Trend {
+  bool tested = false;            // false when fewer than min_iterations remain after warm-up
+  int64_t warmup = 0;             // iterations [0, warmup) are excluded from the test
+  int64_t n = 0;                  // points tested (after the cut; binned when very long)
+  double first = 0;               // robust level: median of the first 10 % (≥ 3) tested points
+  double last = 0;                // median of the last 10 % (≥ 3)
+  double change_pct = 0;          // 100 (last − first) / |first|; 0 when first is 0
+  double slope_per_iter = 0;      // Theil–Sen slope, in the series' unit per iteration
+  double intercept = 0;           // Theil–Sen intercept at iteration `warmup`
+  double tail_slope_per_iter = 0; // Theil–Sen slope over the last third (is growth still on?)
+  double mk_z = 0;                // Mann–Kendall Z (tie-corrected, continuity-corrected)
+  double p_value = 1;             // two-sided Mann–Kendall p-value
+  double tau = 0;                 // Kendall's tau against the iteration index
+  bool rising = false;            // p < alpha and slope > 0
+  bool falling = false;           // p < alpha and slope < 0
+};
+
+struct TraceInfo {
+  std::string path;
+  std::string form;            // "binary" | "jsonl"
+  std::string format;          // "1.0"
+  std::string producer;
+  std::string clock;           // "monotonic" | "monotonic_raw" | "synthetic" | "unknown"
+  int64_t base_realtime_ns = 0;
+  std::string status;          // "complete" | "no_trailer" | "truncated" | "corrupt"
+  std::string status_message;  // the reader's one-line message
+  bool partial = false;        // truncated or corrupt: analysed up to the damage
+  uint64_t events = 0;
+  uint64_t skipped_records = 0;
+  int64_t first_ts_ns = 0;
+  int64_t last_ts_ns = 0;
+  bool repassed = false;       // a second pass was needed (segmentation changed after the prefix)
+};
+
+struct DeviceInfo {
+  int32_t ordinal = -1;
+  std::string name, uuid;
+  uint64_t total_bytes = 0;
+  int64_t compute_capability = 0;  // major*10 + minor
+};
+
+struct ProcessInfo {
+  int64_t pid = 0;
+  int64_t rank = -1;               // job rank, −1 when not part of a job
+  std::string cmd, host, exe;
+  uint64_t driver_version = 0, cupti_version = 0;
+  std::vector<DeviceInfo> devices;  // by ordinal
+};
+
+struct ThreadInfo {
+  uint32_t tid = 0;
+  std::string name;
+  uint64_t events = 0;
+  uint64_t cuda_calls = 0;  // api, launch, alloc, free, sync, copy, create, destroy, vmm
+};
+
+struct IterationSpan {
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t payload = 0;  // NVTX payload of the boundary range or mark, when it had one
+};
+
+struct Iterations {
+  std::string source;       // "nvtx_range" | "nvtx_mark" | "launch_period" | "none"
+  std::string name;         // range or mark name; the anchor kernel for "launch_period"
+  bool user_chosen = false; // from --iteration
+  uint32_t tid = 0;         // thread whose boundaries define iterations
+  int64_t count = 0;        // number of iterations (Series length)
+  int64_t period_launches = 0;  // "launch_period": launches per iteration
+  std::vector<IterationSpan> spans;  // count entries
+  uint64_t prologue_events = 0, epilogue_events = 0;
+  std::string why;          // one sentence on how the source was chosen
+};
+
+// A component of a range's time, or one named part of it (an API, a kernel).
+struct Component {
+  std::string name;
+  Series ms;
+  Trend trend;
+  double delta_ms = 0;      // slope × tested iterations: growth over the run
+};
+
+// Where a range's time goes, per iteration. wall = api + sync + host; gpu runs concurrently.
+struct Decomposition {
+  Component wall, api, sync, host, gpu;     // names "wall", "api", "sync", "host", "gpu"
+  std::vector<Component> by_api;    // host time inside CUDA calls, by API; by total desc
+  std::vector<Component> by_sync;   // synchronization wait, by API
+  std::vector<Component> by_kernel; // GPU time of kernels launched inside the range
+};
+
+// How much of a range's growth one candidate explains (detect/attribution.h).
+struct Explanation {
+  std::string range;
+  std::string verdict;     // "explains" | "correlated_only"
+  double share = 0;        // slope(range ~ candidate) × Δcandidate / Δrange, clamped to [0, 1]
+  double r = 0;            // correlation of range and candidate
+  double r_index = 0;      // correlation of candidate with the iteration index
+  double partial_r = 0;    // correlation of range and candidate given the index
+  double partial_p = 1;
+  double lag = 0;          // iterations by which the range trails the candidate (best of 0..3)
+  std::string reason;      // one sentence
+};
+
+struct RangeReport {
+  std::string name;        // "domain::name" outside the default domain
+  uint32_t tid = 0;        // thread with the most instances
+  Series total_ms;         // the report's `st`: total time of the range's instances per iteration
+  Series count;            // instances per iteration
+  Trend trend;             // on total_ms
+  bool climbing = false;
+  Decomposition decomposition;
+  std::vector<std::string> explained_by;  // accumulator ids ("kind:key") with verdict explains
+  std::string where_time_goes;            // when climbing: which component carries the growth
+};
+
+struct KernelRow {
+  std::string name;
+  uint64_t launches = 0, executions = 0;
+  double gpu_ms = 0;
+  Series launches_per_iter, gpu_ms_per_iter, mean_us;  // mean_us: mean GPU duration
+  Trend duration_trend;    // on mean_us
+  bool slowing = false;    // duration_trend rising and material
+};
+
+struct ApiRow {
+  std::string name;
+  uint64_t calls = 0;
+  double ms = 0;
+  Series calls_per_iter, ms_per_iter;
+  Trend trend;             // on ms_per_iter
+};
+
+// One per-iteration state series: metric × dimension × key.
+struct StateSeries {
+  std::string metric;      // live_handles, live_bytes, allocs, frees, ... (report-schema.md)
+  std::string dimension;   // total, memory_kind, api, size_class, call_site, handle_type, ...
+  std::string key;
+  std::string unit;        // handles, bytes, calls, samples, kernels
+  Series values;
+  Trend trend;
+};
+
+struct CallSite {
+  uint32_t stack_id = 0;
+  std::string label;                // the first frame outside CUDA and cuclimb libraries
+  std::vector<std::string> frames;  // symbolized, innermost first
+};
+
+struct HandleExample {
+  uint64_t address = 0;     // or handle value
+  uint64_t serial = 0;      // allocation number in the trace: address reuse is a new handle
+  uint64_t size_bytes = 0;
+  std::string api;
+  int64_t alloc_iteration = 0;  // −1 = prologue
+  int64_t alloc_ts_ns = 0;
+  int64_t free_iteration = -2;  // −2 = never freed
+};
+
+struct Accumulator {
+  int rank = 0;
+  std::string kind;         // device_allocations, pinned_allocations, ... (report-schema.md)
+  std::string key;          // call site label, "API size-class", handle API, pool or heap
+  std::string id;           // "kind:key", unique
+  double growth_per_iter = 0;
+  std::string unit;         // "handles" or "bytes" (pool_reserved) or "samples" (host_function)
+  double p_value = 1;
+  double bytes_per_iter = 0;         // growth of live bytes, when the kind has bytes
+  Series values;                     // the candidate series (unit)
+  Series bytes;                      // live bytes series, when the kind has bytes
+  Trend trend;
+  int64_t growth_start_iteration = 0;
+  CallSite site;
+  std::vector<std::string> apis, size_classes;  // seen in this key's survivors
+  std::vector<HandleExample> examples;          // oldest post-warm-up survivors first
+  Series survivors_by_alloc_iteration;          // this key's handles live at exit, by alloc iteration
+  std::vector<Explanation> explanations;        // one per climbing range
+  std::vector<std::string> explains;            // ranges with verdict "explains"
+  double score = 0;                             // ranking key (report-schema.md)
+  std::string evidence;                         // one line for the terminal
+};
+
+struct LeakSite {
+  std::string kind, key;
+  uint64_t handles = 0, bytes = 0;
+  CallSite site;
+  std::vector<HandleExample> examples;
+};
+
+struct Leaks {
+  uint64_t handles = 0, bytes = 0;          // allocations live at the end of the trace
+  std::vector<LeakSite> by_site;            // by bytes desc
+  std::map<std::string, uint64_t> handles_by_type;  // streams, events, ... never destroyed
+  uint64_t unmatched_frees = 0;             // frees of addresses never seen allocated
+  uint64_t replaced_allocations = 0;        // an address allocated again without a free
+};
+
+struct Temporaries {
+  Series count, bytes;                      // allocations freed in the iteration that made them
+  uint64_t total = 0, total_bytes = 0;
+  std::map<std::string, uint64_t> lifetime_histogram;  // "same", "1", "2-3", "4-7", ..., "never"
+};
+
+struct Peak {
+  uint64_t live_bytes = 0;                  // highest live bytes of all tracked memory
+  int64_t ts_ns = 0, iteration = 0;
+  std::map<std::string, uint64_t> by_kind;  // highest live bytes per memory kind
+  Series live_bytes_per_iter;               // highest within each iteration
+};
+
+struct PoolFragmentation {
+  std::string pool;                         // "0x..." or "all"
+  Series reserved_bytes, used_bytes;
+  double last_fragmentation = 0;            // 1 − used / reserved at the last iteration
+};
+
+struct Fragmentation {
+  std::vector<PoolFragmentation> pools;
+  std::vector<PoolFragmentation> heaps;     // NVTX heaps: heap size vs live region bytes
+};
+
+struct Overhead {
+  Series self_ms;                           // profiler time per iteration, all threads
+  double self_ms_total = 0;
+  double self_pct_of_wall = 0;
+  uint64_t recorded_events = 0;             // from overhead events
+  int64_t dropped = 0;                      // trailer total
+  std::map<std::string, int64_t> drops_by_reason;
+  Series drops;                             // per iteration
+  int64_t recording_pauses = 0;
+  bool overhead_climbing = false;           // the profiler's own time climbs (a warning)
+};
+
+struct RankReport {
+  int index = 0;            // position on the command line
+  TraceInfo trace;
+  ProcessInfo process;
+  std::vector<ThreadInfo> threads;      // by cuda_calls desc
+  Iterations iterations;
+  std::vector<RangeReport> ranges;      // climbing first, then by first-level time desc
+  std::vector<KernelRow> kernels;       // by total GPU time desc
+  std::vector<ApiRow> apis;             // by total time desc
+  std::vector<StateSeries> state;       // by metric, dimension, key
+  std::vector<Accumulator> accumulators;  // by rank
+  Leaks leaks;
+  Temporaries temporaries;
+  Peak peak;
+  Fragmentation fragmentation;
+  Overhead overhead;
+  std::vector<std::string> notes;       // caveats: partial trace, too few iterations, ...
+  bool climbing = false;
+};
+
+struct Thresholds {
+  double alpha = 0.01;          // Mann–Kendall significance
+  double min_climb_pct = 5;     // a range climbs when also ≥ this much first → last
+  int64_t warmup = -1;          // −1 = automatic
+  int64_t min_iterations = 8;   // fewer tested points: no trend test
+  double min_share = 0.25;      // an accumulator "explains" a range from this share up
+  double collinear_r = 0.98;    // |r(candidate, index)| above which statistics cannot separate
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  std::string verdict;          // "climbing" | "flat"
+  bool partial = false;         // some trace was cut or damaged
+  Thresholds thresholds;
+  // Across ranks: with one trace these equal ranks[0]'s; see report-schema.md for the merge.
+  Iterations iterations;
+  std::vector<RangeReport> ranges;
+  std::vector<Accumulator> accumulators;
+  std::map<std::string, std::vector<int>> accumulator_ranks;  // id → rank indexes that have it
+  std::vector<RankReport> ranks;
+  std::vector<std::string> notes;
+};
+
+}  // namespace cuclimb::analysis
