@@ -25,9 +25,10 @@ ThreadRing* RingRegistry::Claim(uint32_t tid) noexcept {
       return r;
     }
   }
-  // A new ring: header and slots in one anonymous mapping, pages faulted in as they are used.
+  // A new ring: header and slots in one anonymous mapping, populated now so that the hot path
+  // never takes a page fault (first touches cost ~1 µs per page, i.e. ~50 ns per event).
   const size_t bytes = sizeof(ThreadRing) + kCacheLine + capacity_events_ * sizeof(format::Event);
-  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
                    -1, 0);
   if (mem == MAP_FAILED) return nullptr;
   auto* slots = reinterpret_cast<format::Event*>(static_cast<char*>(mem) + sizeof(ThreadRing) +
