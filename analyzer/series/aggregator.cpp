@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0
+// The streaming pass: dispatch, NVTX ranges and their decomposition, launches and kernels, API
+// and synchronization time, host samples, overhead and identity. Memory is in memory.cpp.
+#include "series/aggregator.h"
+
+#include <algorithm>
+
+#include "interposer/format/trace_format.h"
+
+namespace cuclimb::analysis {
+
+using format::EventType;
+using trace::Event;
+
+namespace {
+
+constexpr int64_t kLaunchHorizonNs = 60'000'000'000;  // purge launches this old without kernels
+
+uint64_t Pair(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
+
+}  // namespace
+
+Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer)
+    : reader_(reader), symbolizer_(symbolizer) {
+  sigs_.emplace_back();  // signature 0: no open range
+  sig_index_.emplace(std::string(), 0);
+}
+
+Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
+  if (tid != last_tid_ || last_thread_ == nullptr) {
+    last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
+    last_tid_ = tid;
+  }
+  return *last_thread_;
+}
+
+uint32_t Aggregator::Index(absl::flat_hash_map<uint64_t, uint32_t>& map, uint64_t key,
+                           std::vector<uint32_t>* names, size_t* count) {
+  auto [it, inserted] = map.try_emplace(key, static_cast<uint32_t>(*count));
+  if (inserted) {
+    ++*count;
+    if (names != nullptr) names->push_back(static_cast<uint32_t>(key));
+  }
+  return it->second;
+}
+
+SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
+                          absl::flat_hash_map<uint64_t, uint32_t>& index, uint32_t range,
+                          uint32_t name) {
+  auto [it, inserted] = index.try_emplace(Pair(range, name), static_cast<uint32_t>(parts.size()));
+  if (inserted) parts.push_back({range, name, {}});
+  return parts[it->second].ns;
+}
+
+uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
+  auto [it, inserted] = range_index_.try_emplace(Pair(domain, name), static_cast<uint32_t>(a_.ranges.size()));
+  if (inserted) {
+    RangeSeries r;
+    r.name = name;
+    r.domain = domain;
+    a_.ranges.push_back(std::move(r));
+  }
+  return it->second;
+}
+
+uint32_t Aggregator::Signature(ThreadState& t) {
+  if (!t.sig_dirty) return t.sig;
+  std::string key;
+  std::vector<std::pair<uint32_t, uint32_t>> list;
+  for (const OpenRange& o : t.open) {
+    if (o.dup) continue;
+    list.emplace_back(o.range, o.slot);
+    key.append(reinterpret_cast<const char*>(&o.range), sizeof(o.range));
+    key.append(reinterpret_cast<const char*>(&o.slot), sizeof(o.slot));
+  }
+  auto [it, inserted] = sig_index_.try_emplace(key, static_cast<uint32_t>(sigs_.size()));
+  if (inserted) sigs_.push_back(std::move(list));
+  t.sig = it->second;
+  t.sig_dirty = false;
+  return t.sig;
+}
+
+void Aggregator::Process(const Event& ev, uint32_t slot) {
+  ++a_.events;
+  SlotAdd(a_.events_per_slot, slot, 1);
+  if (ev.ts < a_.first_ts) a_.first_ts = ev.ts;
+  if (ev.ts > a_.last_ts) a_.last_ts = ev.ts;
+  ThreadRecord* thread = nullptr;
+  if (ev.tid != 0) {
+    thread = &a_.threads[ev.tid];
+    ++thread->events;
+  }
+  switch (ev.type) {
+    case EventType::kAlloc:
+      OnAlloc(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kFree:
+      OnFree(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kVmm:
+      OnVmm(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kCreate:
+    case EventType::kDestroy:
+      OnHandle(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kApi:
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kCopy:
+      SlotAdd(a_.copies, slot, 1);
+      SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kLaunch:
+      OnLaunch(ev, slot);
+      ApiTime(ev, ev.api != 0 ? ev.api : kLaunchApiId, slot);
+      break;
+    case EventType::kKernel:
+      OnKernel(ev, slot);
+      break;
+    case EventType::kSync:
+      SyncTime(ev, slot);
+      break;
+    case EventType::kPush:
+      OnPush(ev, slot);
+      break;
+    case EventType::kPop:
+      OnPop(ev);
+      break;
+    case EventType::kRangeStart:
+      OnRangeStart(ev, slot);
+      break;
+    case EventType::kRangeEnd:
+      OnRangeEnd(ev);
+      break;
+    case EventType::kGauge:
+      OnGauge(ev, slot);
+      break;
+    case EventType::kHeap:
+    case EventType::kHeapDestroy:
+    case EventType::kHeapReset:
+      OnHeap(ev, slot);
+      break;
+    case EventType::kRegion:
+      OnRegion(ev, slot);
+      break;
+    case EventType::kRegionFree:
+      OnRegionFree(ev, slot);
+      break;
+    case EventType::kSample:
+      OnSample(ev, slot);
+      break;
+    case EventType::kOverhead:
+      SlotAdd(a_.overhead_ns, slot, static_cast<double>(ev.value));
+      SlotAdd(a_.overhead_events, slot, static_cast<double>(ev.size));
+      break;
+    case EventType::kDrops:
+      SlotAdd(a_.drops, slot, static_cast<double>(ev.value));
+      a_.drops_by_reason[ev.text] += ev.value;
+      break;
+    case EventType::kRecording:
+      if (ev.value == 0) ++a_.recording_pauses;
+      break;
+    case EventType::kProcess:
+    case EventType::kDevice:
+    case EventType::kThread:
+    case EventType::kMapping:
+      OnIdentity(ev);
+      break;
+    default:
+      break;
+  }
+  if (thread != nullptr) {
+    switch (ev.type) {
+      case EventType::kApi:
+      case EventType::kLaunch:
+      case EventType::kAlloc:
+      case EventType::kFree:
+      case EventType::kSync:
+      case EventType::kCopy:
+      case EventType::kCreate:
+      case EventType::kDestroy:
+      case EventType::kVmm:
+        ++thread->cuda_calls;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
+  size_t n = a_.apis.size();
+  const uint32_t i = Index(api_index_, api, &a_.api_names, &n);
+  if (i == a_.apis.size()) a_.apis.emplace_back();
+  ApiSeries& s = a_.apis[i];
+  SlotAdd(s.calls, slot, 1);
+  const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+  SlotAdd(s.ns, slot, dur);
+  if (ev.tid == 0 || dur == 0) return;
+  ThreadState& t = Thread(ev.tid);
+  for (const OpenRange& o : t.open) {
+    if (o.dup) continue;
+    SlotAdd(a_.ranges[o.range].api_ns, o.slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, o.range, api), o.slot, dur);
+  }
+}
+
+void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
+  size_t n = a_.syncs.size();
+  const uint32_t i = Index(sync_index_, ev.api, &a_.sync_names, &n);
+  if (i == a_.syncs.size()) a_.syncs.emplace_back();
+  const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+  SlotAdd(a_.syncs[i].calls, slot, 1);
+  SlotAdd(a_.syncs[i].ns, slot, dur);
+  if (ev.tid == 0 || dur == 0) return;
+  ThreadState& t = Thread(ev.tid);
+  for (const OpenRange& o : t.open) {
+    if (o.dup) continue;
+    SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, o.range, ev.api), o.slot, dur);
+  }
+}
+
+void Aggregator::OnPush(const Event& ev, uint32_t slot) {
+  ThreadState& t = Thread(ev.tid);
+  OpenRange o;
+  o.range = RangeIndex(ev.domain, ev.name);
+  o.slot = slot;
+  o.start = ev.ts;
+  o.domain = ev.domain;
+  for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
+  t.open.push_back(o);
+  t.sig_dirty = true;
+}
+
+void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts) {
+  const OpenRange o = t.open[index];
+  t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
+  t.sig_dirty = true;
+  if (o.dup) return;
+  RangeSeries& r = a_.ranges[o.range];
+  SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
+  SlotAdd(r.count, o.slot, 1);
+}
+
+void Aggregator::OnPop(const Event& ev) {
+  ThreadState& t = Thread(ev.tid);
+  for (size_t i = t.open.size(); i-- > 0;) {
+    if (t.open[i].id == ~uint64_t{0} && t.open[i].domain == ev.domain) {
+      ++a_.ranges[t.open[i].range].instances_by_tid[ev.tid];
+      CloseRange(t, i, ev.ts);
+      return;
+    }
+  }
+  ++a_.unmatched_pops;
+}
+
+void Aggregator::OnRangeStart(const Event& ev, uint32_t slot) {
+  ThreadState& t = Thread(ev.tid);
+  OpenRange o;
+  o.range = RangeIndex(ev.domain, ev.name);
+  o.slot = slot;
+  o.start = ev.ts;
+  o.domain = ev.domain;
+  o.id = ev.addr;
+  for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
+  t.open.push_back(o);
+  t.sig_dirty = true;
+  start_end_[ev.addr] = ev.tid;
+}
+
+void Aggregator::OnRangeEnd(const Event& ev) {
+  auto it = start_end_.find(ev.addr);
+  if (it == start_end_.end()) {
+    ++a_.unmatched_pops;
+    return;
+  }
+  const uint32_t tid = it->second;
+  start_end_.erase(it);
+  ThreadState& t = Thread(tid);
+  for (size_t i = t.open.size(); i-- > 0;) {
+    if (t.open[i].id == ev.addr) {
+      ++a_.ranges[t.open[i].range].instances_by_tid[tid];
+      CloseRange(t, i, ev.ts);
+      return;
+    }
+  }
+}
+
+void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
+  size_t n = a_.kernels.size();
+  const uint32_t k = Index(kernel_index_, ev.name, &a_.kernel_names, &n);
+  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  SlotAdd(a_.kernels[k].launches, slot, 1);
+  if (ev.corr == 0) return;
+  const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
+  if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
+    AttributeKernel(sig, early->second.kernel, early->second.dur);
+    early_kernels_.erase(early);
+    if (ev.handle == 0) return;
+  }
+  PendingLaunch& p = launches_[ev.corr];
+  p.sig = sig;
+  p.slot = slot;
+  p.kernel = ev.name;
+  p.graph = ev.handle != 0;
+  p.ts = ev.ts;
+  if (launches_.size() >= purge_at_) PurgeLaunches(ev.ts);
+}
+
+void Aggregator::PurgeLaunches(int64_t now) {
+  // Kernel records may be sampled or missing; forget launches that waited a minute.
+  for (auto it = launches_.begin(); it != launches_.end();) {
+    if (it->second.ts < now - kLaunchHorizonNs) {
+      launches_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = early_kernels_.begin(); it != early_kernels_.end();) early_kernels_.erase(it++);
+  purge_at_ = std::max<size_t>(purge_at_, 2 * launches_.size());
+}
+
+void Aggregator::AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur) {
+  const double d = static_cast<double>(std::max<int64_t>(dur, 0));
+  for (const auto& [range, slot] : sigs_[sig]) {
+    SlotAdd(a_.ranges[range].gpu_ns, slot, d);
+    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, kernel), slot, d);
+  }
+}
+
+void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
+  size_t n = a_.kernels.size();
+  const uint32_t k = Index(kernel_index_, ev.name, &a_.kernel_names, &n);
+  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  uint32_t kslot = slot;
+  auto it = ev.corr != 0 ? launches_.find(ev.corr) : launches_.end();
+  if (it != launches_.end()) {
+    kslot = it->second.slot;  // GPU time belongs to the iteration that launched the kernel
+    AttributeKernel(it->second.sig, ev.name, ev.dur);
+    if (!it->second.graph) launches_.erase(it);
+  } else if (ev.corr != 0 && early_kernels_.size() < (1u << 20)) {
+    early_kernels_[ev.corr] = {ev.dur, ev.name};
+  } else {
+    ++a_.unmatched_kernels;
+  }
+  KernelSeries& s = a_.kernels[k];
+  SlotAdd(s.executions, kslot, 1);
+  SlotAdd(s.gpu_ns, kslot, static_cast<double>(std::max<int64_t>(ev.dur, 0)));
+}
+
+void Aggregator::OnSample(const Event& ev, uint32_t slot) {
+  SlotAdd(a_.samples, slot, 1);
+  const auto frames = reader_->stacks().Get(ev.stack);
+  if (frames.empty()) return;
+  auto [it, inserted] = function_by_frame_.try_emplace(frames[0], 0);
+  if (inserted) {
+    const std::string fn = symbolizer_->Resolve(frames[0], reader_->strings()).function;
+    auto [fit, fnew] = function_index_.try_emplace(fn, static_cast<uint32_t>(a_.functions.size()));
+    if (fnew) {
+      a_.functions.push_back(fn);
+      a_.function_samples.emplace_back();
+    }
+    it->second = fit->second;
+  }
+  SlotAdd(a_.function_samples[it->second], slot, 1);
+}
+
+void Aggregator::OnIdentity(const Event& ev) {
+  switch (ev.type) {
+    case EventType::kProcess:
+      if (!a_.process.seen) {
+        a_.process.seen = true;
+        a_.process.pid = ev.value;
+        a_.process.rank = ev.corr > 0 ? static_cast<int64_t>(ev.corr) - 1 : -1;
+        a_.process.cmd = ev.name;
+        a_.process.host = ev.text;
+        a_.process.exe = ev.api;
+        a_.process.driver = ev.size;
+        a_.process.cupti = ev.aux;
+      }
+      break;
+    case EventType::kDevice: {
+      DeviceRecord d{ev.device, ev.name, ev.text, ev.size, ev.value};
+      bool known = false;
+      for (const DeviceRecord& e : a_.devices) known |= e.ordinal == d.ordinal;
+      if (!known) a_.devices.push_back(d);
+      break;
+    }
+    case EventType::kThread:
+      a_.threads[ev.tid].name = ev.name;
+      break;
+    case EventType::kMapping:
+      a_.mappings.push_back({ev.text, ev.addr, ev.size, ev.aux});
+      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux);
+      break;
+    default:
+      break;
+  }
+}
+
+void Aggregator::Finish() {
+  // Ranges still open at the end are cut by the end of the trace: not counted.
+  for (auto& [tid, t] : threads_) t.open.clear();
+  launches_.clear();
+  early_kernels_.clear();
+}
+
+}  // namespace cuclimb::analysis

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// One streaming pass: every event, with its slot, updates the Aggregates. Per-event work is a
+// switch, a few flat-hash-map lookups keyed by ids and array additions; no strings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "series/aggregates.h"
+#include "symbols/symbolizer.h"
+#include "trace/reader.h"
+
+namespace cuclimb::analysis {
+
+class Aggregator {
+ public:
+  // `reader` resolves stacks and strings (host samples are symbolized as they come);
+  // `slot_iteration` maps a slot to its iteration as far as it is known (for lifetimes).
+  Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer);
+
+  void Process(const trace::Event& ev, uint32_t slot);
+  void Finish();
+
+  Aggregates& data() { return a_; }
+  const Aggregates& data() const { return a_; }
+
+ private:
+  struct OpenRange {
+    uint32_t range = 0;
+    uint32_t slot = 0;
+    int64_t start = 0;
+    uint32_t domain = 0;
+    uint64_t id = ~uint64_t{0};  // start/end id; ~0 for push/pop
+    bool dup = false;            // nested inside an instance of the same range: not counted
+  };
+  struct ThreadState {
+    std::vector<OpenRange> open;
+    uint32_t sig = 0;
+    bool sig_dirty = true;
+  };
+  struct PendingLaunch {
+    uint32_t sig = 0, slot = 0, kernel = 0;
+    bool graph = false;
+    int64_t ts = 0;
+  };
+  struct EarlyKernel {
+    int64_t dur = 0;
+    uint32_t kernel = 0;
+  };
+
+  ThreadState& Thread(uint32_t tid);
+  uint32_t Signature(ThreadState& t);
+  uint32_t RangeIndex(uint32_t domain, uint32_t name);
+  uint32_t Index(absl::flat_hash_map<uint64_t, uint32_t>& map, uint64_t key, std::vector<uint32_t>* names,
+                 size_t* count);
+  SlotVec& Part(std::vector<Aggregates::Part>& parts, absl::flat_hash_map<uint64_t, uint32_t>& index,
+                uint32_t range, uint32_t name);
+
+  void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  void SyncTime(const trace::Event& ev, uint32_t slot);
+  void OnPush(const trace::Event& ev, uint32_t slot);
+  void OnPop(const trace::Event& ev);
+  void OnRangeStart(const trace::Event& ev, uint32_t slot);
+  void OnRangeEnd(const trace::Event& ev);
+  void CloseRange(ThreadState& t, size_t index, int64_t end_ts);
+  void OnLaunch(const trace::Event& ev, uint32_t slot);
+  void OnKernel(const trace::Event& ev, uint32_t slot);
+  void AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur);
+  void OnSample(const trace::Event& ev, uint32_t slot);
+  void OnIdentity(const trace::Event& ev);
+  // memory.cpp
+  void OnAlloc(const trace::Event& ev, uint32_t slot);
+  void OnFree(const trace::Event& ev, uint32_t slot);
+  void OnVmm(const trace::Event& ev, uint32_t slot);
+  void OnHandle(const trace::Event& ev, uint32_t slot);
+  void OnGauge(const trace::Event& ev, uint32_t slot);
+  void OnHeap(const trace::Event& ev, uint32_t slot);
+  void OnRegion(const trace::Event& ev, uint32_t slot);
+  void OnRegionFree(const trace::Event& ev, uint32_t slot);
+  uint32_t AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack);
+  void Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime);
+  void DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t slot);
+  void PurgeLaunches(int64_t now);
+
+  const trace::TraceReader* reader_;
+  Symbolizer* symbolizer_;
+  Aggregates a_;
+
+  absl::flat_hash_map<uint32_t, ThreadState> threads_;
+  uint32_t last_tid_ = ~0u;
+  ThreadState* last_thread_ = nullptr;
+
+  absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
+  absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sigs_;  // (range, slot) lists
+  absl::flat_hash_map<std::string, uint32_t> sig_index_;
+
+  absl::flat_hash_map<uint64_t, PendingLaunch> launches_;  // corr → launch
+  absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
+  size_t purge_at_ = 1u << 20;
+
+  absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;
+  uint64_t last_alloc_key_ = ~uint64_t{0};
+  uint32_t last_alloc_index_ = 0;
+  absl::flat_hash_map<uint64_t, uint32_t> handle_key_index_;
+  absl::flat_hash_map<std::tuple<uint32_t, uint64_t, int32_t>, uint32_t> gauge_index_;
+  absl::flat_hash_map<uint64_t, uint32_t> kernel_index_, api_index_, sync_index_;
+  absl::flat_hash_map<uint64_t, uint32_t> range_api_index_, range_sync_index_, range_kernel_index_;
+  absl::flat_hash_map<uint64_t, uint32_t> function_by_frame_;
+  absl::flat_hash_map<std::string, uint32_t> function_index_;
+};
+
+}  // namespace cuclimb::analysis

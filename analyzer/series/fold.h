@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Slots → iterations: the prologue, each iteration with its gap, and the epilogue.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "report/report.h"
+#include "series/aggregates.h"
+
+namespace cuclimb::analysis {
+
+class Folder {
+ public:
+  // iteration_of_slot: −1 prologue, −2 epilogue, else the iteration (Boundaries::IterationOfSlot).
+  Folder(int64_t count, std::function<int64_t(uint32_t)> iteration_of_slot);
+
+  int64_t count() const { return count_; }
+  int64_t IterationOf(uint32_t slot) const;
+
+  // Sum of each iteration's slots; the prologue's and epilogue's sums go to *pro / *epi.
+  Series Sum(const SlotVec& v, double* pro = nullptr, double* epi = nullptr) const;
+  // Maximum over each iteration's slots (0 where none).
+  Series Max(const SlotVec& v) const;
+  // A level: the prologue's net (adds − subs) plus the running sum of each iteration's net.
+  Series Level(const SlotVec& adds, const SlotVec& subs) const;
+  // A sampled gauge: the last sample of each iteration, carried forward over iterations
+  // without one (and back to the first iteration from the first sample).
+  Series Gauge(const GaugeSeries& g) const;
+
+ private:
+  void Ensure(size_t slots) const;
+  int64_t count_;
+  std::function<int64_t(uint32_t)> of_slot_;
+  mutable std::vector<int64_t> map_;
+};
+
+// a − b − c elementwise, floored at 0.
+Series Remainder(const Series& a, const Series& b, const Series& c);
+Series Scale(Series s, double factor);
+
+}  // namespace cuclimb::analysis
