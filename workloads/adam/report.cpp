@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text and JSON Lines reporting, and the summary statistics.
+#include "workloads/adam/report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <sstream>
+
+namespace cuclimb::workloads {
+namespace {
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+double Mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  double sum = 0.0;
+  for (const double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double ChangePct(double first, double last) {
+  return first > 0.0 ? 100.0 * (last - first) / first : 0.0;
+}
+
+std::string Fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
+
+std::string Signed(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%+.1f", value);
+  return buffer;
+}
+
+// Loss values can be NaN if training diverged; JSON has no NaN.
+std::string JsonNumber(double value, int digits) {
+  if (!std::isfinite(value)) return "null";
+  return Fixed(value, digits);
+}
+
+}  // namespace
+
+Summary Summarize(const Options& options, const std::vector<std::string>& names,
+                  const std::vector<IterationRecord>& iterations) {
+  Summary summary;
+  const int count = static_cast<int>(iterations.size());
+  summary.warmup = std::min(options.EffectiveWarmup(), std::max(0, count - 1));
+  const int available = count - summary.warmup;
+  const int requested =
+      options.summary_window > 0 ? options.summary_window : std::max(1, count / 20);
+  summary.window = std::max(1, std::min(requested, std::max(1, available / 2)));
+  const int first_begin = summary.warmup;
+  const int first_end = std::min(count, first_begin + summary.window);
+  const int last_begin = std::max(first_begin, count - summary.window);
+  for (std::size_t n = 0; n < names.size(); ++n) {
+    auto collect = [&](int begin, int end, auto field) {
+      std::vector<double> values;
+      for (int i = begin; i < end; ++i) values.push_back(field(iterations[i]));
+      return values;
+    };
+    const auto st = [n](const IterationRecord& r) { return r.st_ms[n]; };
+    const auto gpu = [n](const IterationRecord& r) { return r.gpu_st_ms[n]; };
+    const auto loss = [n](const IterationRecord& r) { return static_cast<double>(r.loss[n]); };
+    SummaryRow row;
+    row.net = names[n];
+    row.st_first_ms = Median(collect(first_begin, first_end, st));
+    row.st_last_ms = Median(collect(last_begin, count, st));
+    row.st_change_pct = ChangePct(row.st_first_ms, row.st_last_ms);
+    row.gpu_first_ms = Median(collect(first_begin, first_end, gpu));
+    row.gpu_last_ms = Median(collect(last_begin, count, gpu));
+    row.gpu_change_pct = ChangePct(row.gpu_first_ms, row.gpu_last_ms);
+    // The loss is compared from the very first iterations: that is where training starts.
+    row.loss_first = Mean(collect(0, std::min(count, summary.window), loss));
+    row.loss_last = Mean(collect(last_begin, count, loss));
+    summary.rows.push_back(row);
+  }
+  return summary;
+}
+
+void Reporter::Header(const std::vector<std::string>& names) {
+  std::ostringstream dims;
+  for (std::size_t i = 0; i < options_.dims.size(); ++i) {
+    dims << (i ? "," : "") << options_.dims[i];
+  }
+  std::ostringstream edims;
+  const auto& e = options_.EffectiveEphemeralDims();
+  for (std::size_t i = 0; i < e.size(); ++i) edims << (i ? "," : "") << e[i];
+  if (options_.json) {
+    std::fprintf(out_,
+                 "{\"config\":{\"mode\":\"%s\",\"allocator\":\"%s\",\"iters\":%d,"
+                 "\"inner_steps\":%d,\"ephemeral_steps\":%d,\"nets\":%zu,\"dims\":[%s],"
+                 "\"edims\":[%s],\"batch\":%d,\"seed\":%" PRIu64 ",\"task\":\"%s\","
+                 "\"retain_tiny\":%d,\"retain_params\":%s,\"separate_pools\":%s,"
+                 "\"cleanup_each_cycle\":%s,\"window\":%s,\"size_match\":%s,"
+                 "\"persistent_pool\":%s,\"align\":%" PRIu64 ",\"meta_pool\":\"%s\","
+                 "\"inplace_adam\":%s}}\n",
+                 ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
+                 options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
+                 dims.str().c_str(), edims.str().c_str(), options_.batch, options_.seed,
+                 TaskName(options_.task), options_.retain_tiny,
+                 options_.retain_params ? "true" : "false",
+                 options_.separate_pools ? "true" : "false",
+                 options_.cleanup_each_cycle ? "true" : "false",
+                 options_.persistent_window ? "true" : "false",
+                 options_.size_match ? "true" : "false",
+                 options_.persistent_pool ? "true" : "false", options_.align,
+                 options_.separate_meta_pool ? "separate" : "shared",
+                 options_.inplace_adam ? "true" : "false");
+  } else {
+    std::fprintf(out_,
+                 "# cuclimb-adam mode=%s allocator=%s iters=%d inner=%d ephemeral_steps=%d "
+                 "nets=%zu dims=%s edims=%s batch=%d task=%s retain_tiny=%d retain_params=%d "
+                 "separate_pools=%d cleanup=%d window=%d size_match=%d persistent=%d "
+                 "align=%" PRIu64 " meta_pool=%s inplace_adam=%d\n",
+                 ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
+                 options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
+                 dims.str().c_str(), edims.str().c_str(), options_.batch,
+                 TaskName(options_.task), options_.retain_tiny, options_.retain_params,
+                 options_.separate_pools, options_.cleanup_each_cycle,
+                 options_.persistent_window, options_.size_match, options_.persistent_pool,
+                 options_.align, options_.separate_meta_pool ? "separate" : "shared",
+                 options_.inplace_adam);
+  }
+  std::fflush(out_);
+}
+
+std::string Reporter::StatsText(const IterationRecord& r) const {
+  const AllocatorStats& s = r.stats;
+  const AllocatorStats& p = previous_;
+  std::ostringstream text;
+  text << " | reserves=" << s.reserves - p.reserves
+       << " slots_scanned=" << s.slots_scanned - p.slots_scanned
+       << " slices_scanned=" << s.slices_scanned - p.slices_scanned
+       << " coalesce_touched=" << s.coalesce_touched - p.coalesce_touched
+       << " pages_visited=" << s.pages_visited - p.pages_visited
+       << " dev_allocs=" << s.device_allocs - p.device_allocs
+       << " dev_frees=" << s.device_frees - p.device_frees
+       << " host_allocs=" << s.host_allocs - p.host_allocs
+       << " event_waits=" << s.event_waits - p.event_waits
+       << " slots=" << s.persistent_slots << " bucket_max=" << s.largest_bucket_slots
+       << " pages=" << s.pages << " slices=" << s.slices << " dead_bytes=" << s.dead_bytes
+       << " reserved_bytes=" << s.reserved_bytes << " live=" << s.live_handles;
+  return text.str();
+}
+
+std::string Reporter::StatsJson(const IterationRecord& r) const {
+  const AllocatorStats& s = r.stats;
+  const AllocatorStats& p = previous_;
+  std::ostringstream json;
+  json << ",\"stats\":{\"reserves\":" << s.reserves - p.reserves
+       << ",\"slots_scanned\":" << s.slots_scanned - p.slots_scanned
+       << ",\"slices_scanned\":" << s.slices_scanned - p.slices_scanned
+       << ",\"coalesce_touched\":" << s.coalesce_touched - p.coalesce_touched
+       << ",\"pages_visited\":" << s.pages_visited - p.pages_visited
+       << ",\"device_allocs\":" << s.device_allocs - p.device_allocs
+       << ",\"device_frees\":" << s.device_frees - p.device_frees
+       << ",\"host_allocs\":" << s.host_allocs - p.host_allocs
+       << ",\"event_waits\":" << s.event_waits - p.event_waits
+       << ",\"persistent_slots\":" << s.persistent_slots
+       << ",\"largest_bucket_slots\":" << s.largest_bucket_slots << ",\"pages\":" << s.pages
+       << ",\"slices\":" << s.slices << ",\"dead_bytes\":" << s.dead_bytes
+       << ",\"reserved_bytes\":" << s.reserved_bytes << ",\"live_handles\":" << s.live_handles
+       << "}";
+  return json.str();
+}
+
+void Reporter::Iteration(const std::vector<std::string>& names, const IterationRecord& r) {
+  if (options_.json) {
+    std::ostringstream line;
+    line << "{\"iter\":" << r.iter << ",\"st_ms\":" << Fixed(r.st_ms[0], 4) << ",\"st\":{";
+    for (std::size_t n = 0; n < names.size(); ++n) {
+      line << (n ? "," : "") << "\"" << names[n] << "\":" << Fixed(r.st_ms[n], 4);
+    }
+    line << "},\"gpu_st\":{";
+    for (std::size_t n = 0; n < names.size(); ++n) {
+      line << (n ? "," : "") << "\"" << names[n] << "\":" << Fixed(r.gpu_st_ms[n], 4);
+    }
+    line << "},\"loss\":{";
+    for (std::size_t n = 0; n < names.size(); ++n) {
+      line << (n ? "," : "") << "\"" << names[n] << "\":" << JsonNumber(r.loss[n], 6);
+    }
+    line << "}";
+    if (options_.mode == Mode::kClimb) line << ",\"eph_loss\":" << JsonNumber(r.ephemeral_loss, 6);
+    line << ",\"wall_ms\":" << Fixed(r.wall_ms, 4);
+    if (options_.stats) line << StatsJson(r);
+    line << "}";
+    std::fprintf(out_, "%s\n", line.str().c_str());
+  } else {
+    // The report's form first, so its parsers (iter=(\d+) st=([\d.]+)ms) read our lines too.
+    std::ostringstream line;
+    line << "iter=" << r.iter << " st=" << Fixed(r.st_ms[0], 3) << "ms";
+    if (names.size() > 1) {
+      for (std::size_t n = 0; n < names.size(); ++n) {
+        line << " st[" << names[n] << "]=" << Fixed(r.st_ms[n], 3) << "ms";
+      }
+    }
+    line << " gpu_st=" << Fixed(r.gpu_st_ms[0], 3) << "ms loss=" << Fixed(r.loss[0], 5);
+    if (options_.mode == Mode::kClimb) line << " eph_loss=" << Fixed(r.ephemeral_loss, 5);
+    line << " wall=" << Fixed(r.wall_ms, 2) << "ms";
+    if (options_.stats) line << StatsText(r);
+    std::fprintf(out_, "%s\n", line.str().c_str());
+  }
+  previous_ = r.stats;
+}
+
+void Reporter::Final(const Summary& summary) {
+  for (const SummaryRow& row : summary.rows) {
+    if (options_.json) {
+      std::fprintf(out_,
+                   "{\"summary\":{\"net\":\"%s\",\"warmup\":%d,\"window\":%d,"
+                   "\"st_first_ms\":%.4f,\"st_last_ms\":%.4f,\"st_change_pct\":%.2f,"
+                   "\"gpu_st_first_ms\":%.4f,\"gpu_st_last_ms\":%.4f,\"gpu_st_change_pct\":%.2f,"
+                   "\"loss_first\":%s,\"loss_last\":%s}}\n",
+                   row.net.c_str(), summary.warmup, summary.window, row.st_first_ms,
+                   row.st_last_ms, row.st_change_pct, row.gpu_first_ms, row.gpu_last_ms,
+                   row.gpu_change_pct, JsonNumber(row.loss_first, 6).c_str(),
+                   JsonNumber(row.loss_last, 6).c_str());
+    } else {
+      std::fprintf(out_,
+                   "summary[%s]: st %.3f -> %.3f ms (%s%%)  gpu_st %.3f -> %.3f ms (%s%%)  "
+                   "loss %.5f -> %.5f  [median of iters %d..%d vs last %d]\n",
+                   row.net.c_str(), row.st_first_ms, row.st_last_ms,
+                   Signed(row.st_change_pct).c_str(), row.gpu_first_ms, row.gpu_last_ms,
+                   Signed(row.gpu_change_pct).c_str(), row.loss_first, row.loss_last,
+                   summary.warmup, summary.warmup + summary.window - 1, summary.window);
+    }
+  }
+  std::fflush(out_);
+}
+
+}  // namespace cuclimb::workloads
