@@ -173,8 +173,8 @@ bool BinaryReader::LoadChunk() {
   p_ = reinterpret_cast<const uint8_t*>(raw_.data());
   end_ = p_ + raw_.size();
   record_index_ = 0;
-  prev_ts_ = 0;
-  std::memset(prev_, 0, sizeof(prev_));
+  state_.prev_ts = 0;
+  std::memset(state_.prev, 0, sizeof(state_.prev));
   ++chunk_index_;
   status_.chunks = chunk_index_;
   return true;
@@ -217,7 +217,12 @@ bool BinaryReader::DecodeRecord(Event* ev, bool* delivered) {
       return CorruptRecord(is_trailer ? "trailer event outside the trailer chunk"
                                       : "non-trailer event in the trailer chunk");
     }
-    ok = DecodeEvent(type, body, body_end, ev);
+    state_.strings = strings_.size();
+    state_.stacks = stacks_.size();
+    ok = FastDecodeEvent(type, body, body_end, ev, &state_);
+    if (!ok && DecodeEvent(type, body, body_end, ev)) {  // the slow path names the problem
+      return CorruptRecord("fast and checked decoders disagree on this record");
+    }
     if (ok && is_trailer) {
       trailer_ = *ev;
       if (ev->size != status_.events) {
@@ -299,8 +304,8 @@ bool BinaryReader::DecodeEvent(uint8_t type, const uint8_t* p, const uint8_t* en
     if (p == nullptr) return CorruptRecord(absl::StrCat("field '", f.json, "' truncated"));
     switch (f.coding) {
       case Coding::kTime:
-        prev_ts_ += format::UnZigZag(v);
-        ev->ts = prev_ts_;
+        state_.prev_ts += format::UnZigZag(v);
+        ev->ts = state_.prev_ts;
         break;
       case Coding::kUInt:
         format::SetSlot(ev, f.slot, v);
@@ -311,7 +316,7 @@ bool BinaryReader::DecodeEvent(uint8_t type, const uint8_t* p, const uint8_t* en
         break;
       case Coding::kHex:
       case Coding::kDelta: {
-        uint64_t& prev = prev_[static_cast<int>(f.slot)];
+        uint64_t& prev = state_.prev[static_cast<int>(f.slot)];
         prev += static_cast<uint64_t>(format::UnZigZag(v));
         format::SetSlot(ev, f.slot, prev);
         break;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "trace/event_decoder.h"
 #include "trace/reader.h"
 
 namespace cuclimb::trace {
@@ -43,8 +44,7 @@ class BinaryReader : public TraceReader {
   uint64_t chunk_index_ = 0;
   uint64_t record_index_ = 0;  // within the current chunk
   uint8_t chunk_type_ = 0;
-  int64_t prev_ts_ = 0;
-  uint64_t prev_[16] = {};
+  DecodeState state_;
 };
 
 }  // namespace cuclimb::trace

@@ -237,11 +237,18 @@ struct Event {
 };
 static_assert(sizeof(Event) == 128);
 
-// Returns an Event of `type` with every slot at its "absent" value.
-constexpr Event MakeEvent(EventType type) {
+// Every slot at its "absent" value.
+inline constexpr Event kBlankEvent = [] {
   Event ev{};
-  ev.type = type;
   ev.device = kNoDevice;
+  return ev;
+}();
+
+// Returns an Event of `type` with every slot at its "absent" value. Copies kBlankEvent rather
+// than zero-filling, which GCC turns into `rep stos` (tens of cycles to start) on a hot path.
+constexpr Event MakeEvent(EventType type) {
+  Event ev = kBlankEvent;
+  ev.type = type;
   return ev;
 }
 
