@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One batched H200 call for cuclimb-adam: the gpu test suites, then the reproduction runs of
+# docs/workload.md (allocator x mode at 1500 iterations, the report's isolation table, the cubecl
+# model's knobs), a short table printed last.
+#
+# Usage (repository root, binaries built here and carried):
+#   scripts/gpu-workload.sh [--stage DIR] [PHASE...]     PHASE: tests repro isolation knobs (all)
+#   scripts/gpu-workload.sh --stage build-wl/gpu          copy stripped binaries to carry, exit
+# Environment: BIN (binaries, default build-wl/gpu), OUT (results, default ./gpu-out),
+#              ITERS (default 1500), ISO_ITERS (default 500), RUN_TIMEOUT (s per run, default
+#              120), DEADLINE (s; later runs are skipped, not started, default 400).
+set -uo pipefail
+
+BUILD=${BUILD:-build-wl}
+if [[ ${1:-} == --stage ]]; then
+  dest=${2:?--stage needs a directory}
+  mkdir -p "$dest"
+  for exe in workloads/cuclimb-adam tests/kernels/kernels_gpu_test \
+             tests/workloads/allocators_gpu_test tests/workloads/trainer_gpu_test; do
+    strip -o "$dest/$(basename "$exe")" "$BUILD/$exe"
+  done
+  ls -la "$dest"
+  exit 0
+fi
+
+BIN=${BIN:-build-wl/gpu}
+OUT=${OUT:-$PWD/gpu-out}
+ITERS=${ITERS:-1500}
+ISO_ITERS=${ISO_ITERS:-500}
+RUN_TIMEOUT=${RUN_TIMEOUT:-120}
+DEADLINE=${DEADLINE:-400}
+PHASES=("$@")
+[[ ${#PHASES[@]} -eq 0 ]] && PHASES=(tests repro isolation knobs)
+RUNS=$(mktemp -d)
+TABLE=$RUNS/table.txt
+START=$SECONDS
+mkdir -p "$OUT"
+
+want() { local p; for p in "${PHASES[@]}"; do [[ $p == "$1" ]] && return 0; done; return 1; }
+
+# run LABEL ARGS...: one cuclimb-adam run; output kept, its summary lines appended to the table.
+run() {
+  local label=$1
+  shift
+  if ((SECONDS - START > DEADLINE)); then
+    echo "$label SKIPPED (deadline ${DEADLINE}s)" | tee -a "$RUNS/commands.txt" >>"$TABLE"
+    return
+  fi
+  local t0=$SECONDS
+  timeout "$RUN_TIMEOUT" "$BIN/cuclimb-adam" "$@" >"$RUNS/$label.txt" 2>"$RUNS/$label.err"
+  local rc=$?
+  echo "$label rc=$rc ${SECONDS}s(+$((SECONDS - t0))s): $*" | tee -a "$RUNS/commands.txt"
+  grep '^summary' "$RUNS/$label.txt" | sed "s/^/$label /" >>"$TABLE"
+  [[ $rc -ne 0 ]] && echo "$label FAILED rc=$rc" >>"$TABLE" && tail -3 "$RUNS/$label.err"
+}
+
+{
+  echo "== machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  nproc
+  uname -r
+} 2>&1 | tee "$RUNS/machine.txt"
+
+if want tests; then
+  echo "== gpu tests"
+  for t in kernels_gpu_test allocators_gpu_test trainer_gpu_test; do
+    t0=$SECONDS
+    timeout 300 "$BIN/$t" --gtest_brief=0 >"$RUNS/$t.log" 2>&1
+    rc=$?
+    echo "$t rc=$rc ($((SECONDS - t0))s) $(grep -E '^\[  (PASSED|FAILED)' "$RUNS/$t.log" | tr '\n' ' ')" |
+      tee -a "$RUNS/tests.txt"
+    grep -E '^\[  FAILED|Failure|error' "$RUNS/$t.log" | head -20
+  done
+fi
+
+R=(--iters "$ITERS")
+I=(--allocator cubecl --iters "$ISO_ITERS")
+if want repro; then
+  echo "== reproduction, cubecl, $ITERS iterations"
+  run cubecl-flat --allocator cubecl --mode flat "${R[@]}"
+  run cubecl-climb --allocator cubecl --mode climb "${R[@]}"
+  run cubecl-climb-retain2 --allocator cubecl --mode climb --retain-tiny 2 "${R[@]}" --stats
+fi
+if want isolation; then
+  echo "== isolation table (cubecl, $ISO_ITERS iterations, retention 2 where reallocating)"
+  run iso1-3nets-1realloc "${I[@]}" --nets 2 --mode climb --retain-tiny 2
+  run iso2-only-persistent "${I[@]}" --mode flat
+  run iso3-2nets-no-realloc "${I[@]}" --nets 2 --mode flat
+  run iso4-persistent+realloc "${I[@]}" --mode climb --retain-tiny 2
+  run iso5-half-ephemeral-steps "${I[@]}" --mode climb --retain-tiny 2 --ephemeral-steps 5
+  run iso6-separate-pools "${I[@]}" --mode climb --retain-tiny 2 --separate-pools
+fi
+if want repro; then
+  echo "== reproduction, other allocators, $ITERS iterations"
+  run caching-flat --allocator caching --mode flat "${R[@]}"
+  run caching-climb --allocator caching --mode climb "${R[@]}"
+  run caching-climb-retain2 --allocator caching --mode climb --retain-tiny 2 "${R[@]}"
+  run async-flat --allocator async --mode flat "${R[@]}"
+  run async-climb --allocator async --mode climb "${R[@]}"
+  run async-climb-retain2 --allocator async --mode climb --retain-tiny 2 "${R[@]}"
+  run direct-flat --allocator direct --mode flat "${R[@]}"
+  run direct-climb-retain2 --allocator direct --mode climb --retain-tiny 2 "${R[@]}"
+fi
+if want knobs; then
+  echo "== cubecl knobs ($ISO_ITERS iterations, climb)"
+  run knob-retain1 "${I[@]}" --mode climb --retain-tiny 1
+  run knob-wgpu-like "${I[@]}" --mode climb --retain-tiny 2 --align 64 --meta-pool separate
+  run knob-cleanup "${I[@]}" --mode climb --retain-tiny 2 --cleanup-each-cycle --stats
+  run knob-no-window "${I[@]}" --mode climb --retain-tiny 2 --no-window
+  run knob-retain-params "${I[@]}" --mode climb --retain-params --no-window --stats
+  run knob-inplace "${I[@]}" --mode climb --retain-tiny 2 --inplace-adam
+  run knob-nvtx-mem "${I[@]}" --mode climb --retain-tiny 2 --nvtx-mem
+fi
+
+tar -C "$RUNS" -czf "$OUT/runs.tar.gz" .
+cp "$TABLE" "$OUT/table.txt" 2>/dev/null
+echo "== elapsed $((SECONDS - START))s"
+[[ -f $RUNS/tests.txt ]] && cat "$RUNS/tests.txt"
+echo "== table: run, net, st first -> last (change), gpu_st change, loss first -> last"
+awk '$2 ~ /^summary/ {
+       net = $2; gsub(/^summary\[|\]:$/, "", net)
+       printf "%-28s %-4s %8s -> %8s ms %9s  gpu %9s  loss %s -> %s\n", $1, net, $4, $6, $8, $14, $16, $18
+       next
+     }
+     { print }' "$TABLE"
