@@ -18,6 +18,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"info", cuclimb::commands::RunInfo, "summarize a trace: header, counts, span, drops, damage"},
     {"convert", cuclimb::commands::RunConvert, "convert a trace between binary and JSON Lines"},
+    {"analyze", cuclimb::commands::RunAnalyze, "find the accumulators that make step time climb"},
 };
 
 void PrintUsage(std::FILE* out) {

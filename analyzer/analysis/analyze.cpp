@@ -42,7 +42,8 @@ struct PassState {
             const AnalyzeOptions& options) {
     reader = std::move(r);
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
-    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get());
+    const bool pseudo = choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
+    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), pseudo ? choice.tid : 0);
     boundaries = std::make_unique<Boundaries>(choice);
   }
   void Feed(const trace::Event& ev) {

@@ -223,7 +223,7 @@ std::string WhereTimeGoes(const RangeReport& r) {
   for (const Component& c : d.by_api) parts.emplace_back(c.delta_ms, absl::StrCat("inside ", c.name));
   for (const Component& c : d.by_sync) parts.emplace_back(c.delta_ms, absl::StrCat("waiting in ", c.name));
   std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  std::string out = absl::StrFormat("of +%.3g ms per iteration over the run:", wall);
+  std::string out = absl::StrFormat("of its +%.3g ms growth over the run:", wall);
   int shown = 0;
   for (const auto& [delta, what] : parts) {
     if (delta <= 0.05 * wall || shown == 3) break;
@@ -252,21 +252,34 @@ void Ranges(Context& ctx, RankReport* report) {
   for (uint32_t ri = 0; ri < a.ranges.size(); ++ri) {
     const RangeSeries& rs = a.ranges[ri];
     RangeReport r;
-    r.count = ctx.fold.Sum(rs.count);
-    int64_t present = 0;
-    for (double c : r.count) present += c > 0;
-    const bool boundary = choice.source == IterationSource::kRange && rs.name == choice.name &&
-                          rs.domain == choice.domain;
-    if (n == 0 || present == 0 || (!boundary && 2 * present < n)) continue;
-    r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name)) : ctx.Str(rs.name);
-    uint64_t most = 0;
-    for (const auto& [tid, cnt] : rs.instances_by_tid) {
-      if (cnt > most || (cnt == most && tid < r.tid)) {
-        most = cnt;
-        r.tid = tid;
+    const bool pseudo = static_cast<int32_t>(ri) == a.iteration_range;
+    if (pseudo) {
+      // Iterations from marks or the launch period: the iteration's own span is the "range".
+      r.name = "(iteration)";
+      r.tid = choice.tid;
+      r.count.assign(static_cast<size_t>(n), 1.0);
+      for (const IterationSpan& s : report->iterations.spans) {
+        r.total_ms.push_back(static_cast<double>(s.end_ns - s.start_ns) * 1e-6);
       }
+      r.total_ms.resize(static_cast<size_t>(n), 0.0);
+      if (n == 0) continue;
+    } else {
+      r.count = ctx.fold.Sum(rs.count);
+      int64_t present = 0;
+      for (double c : r.count) present += c > 0;
+      const bool boundary = choice.source == IterationSource::kRange && rs.name == choice.name &&
+                            rs.domain == choice.domain;
+      if (n == 0 || present == 0 || (!boundary && 2 * present < n)) continue;
+      r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name)) : ctx.Str(rs.name);
+      uint64_t most = 0;
+      for (const auto& [tid, cnt] : rs.instances_by_tid) {
+        if (cnt > most || (cnt == most && tid < r.tid)) {
+          most = cnt;
+          r.tid = tid;
+        }
+      }
+      r.total_ms = Scale(ctx.fold.Sum(rs.total_ns), 1e-6);
     }
-    r.total_ms = Scale(ctx.fold.Sum(rs.total_ns), 1e-6);
     r.trend = ctx.TrendOf(r.total_ms, 0);
     r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
     const int64_t w = r.trend.warmup;

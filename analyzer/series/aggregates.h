@@ -154,6 +154,9 @@ struct Aggregates {
 
   // Ranges and their decomposition.
   std::vector<RangeSeries> ranges;
+  // Without an NVTX iteration range, a pseudo range "(iteration)" collects the decomposition of
+  // the boundary thread's time per iteration; its wall time comes from the iteration spans.
+  int32_t iteration_range = -1;
   struct Part {
     uint32_t range = 0, name = 0;  // name: API, sync API or kernel string id
     SlotVec ns;

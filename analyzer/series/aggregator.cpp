@@ -20,10 +20,15 @@ uint64_t Pair(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
 
 }  // namespace
 
-Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer)
-    : reader_(reader), symbolizer_(symbolizer) {
+Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
+                       uint32_t iteration_tid)
+    : reader_(reader), symbolizer_(symbolizer), iteration_tid_(iteration_tid) {
   sigs_.emplace_back();  // signature 0: no open range
   sig_index_.emplace(std::string(), 0);
+  if (iteration_tid != 0) {
+    a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
+    a_.ranges.emplace_back();  // name 0: the "(iteration)" pseudo range
+  }
 }
 
 Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
@@ -203,6 +208,11 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(s.ns, slot, dur);
   if (ev.tid == 0 || dur == 0) return;
+  if (ev.tid == iteration_tid_) {
+    const auto r = static_cast<uint32_t>(a_.iteration_range);
+    SlotAdd(a_.ranges[r].api_ns, slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, r, api), slot, dur);
+  }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
     if (o.dup) continue;
@@ -219,6 +229,11 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);
   if (ev.tid == 0 || dur == 0) return;
+  if (ev.tid == iteration_tid_) {
+    const auto r = static_cast<uint32_t>(a_.iteration_range);
+    SlotAdd(a_.ranges[r].sync_ns, slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, r, ev.api), slot, dur);
+  }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
     if (o.dup) continue;
@@ -300,8 +315,10 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0) return;
   const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
+  const bool on_iteration_thread = ev.tid != 0 && ev.tid == iteration_tid_;
   if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
     AttributeKernel(sig, early->second.kernel, early->second.dur);
+    if (on_iteration_thread) AttributeIteration(slot, early->second.kernel, early->second.dur);
     early_kernels_.erase(early);
     if (ev.handle == 0) return;
   }
@@ -310,6 +327,7 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   p.slot = slot;
   p.kernel = ev.name;
   p.graph = ev.handle != 0;
+  p.on_iteration_thread = on_iteration_thread;
   p.ts = ev.ts;
   if (launches_.size() >= purge_at_) PurgeLaunches(ev.ts);
 }
@@ -335,6 +353,13 @@ void Aggregator::AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur) {
   }
 }
 
+void Aggregator::AttributeIteration(uint32_t slot, uint32_t kernel, int64_t dur) {
+  const auto r = static_cast<uint32_t>(a_.iteration_range);
+  const double d = static_cast<double>(std::max<int64_t>(dur, 0));
+  SlotAdd(a_.ranges[r].gpu_ns, slot, d);
+  SlotAdd(Part(a_.range_kernels, range_kernel_index_, r, kernel), slot, d);
+}
+
 void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   size_t n = a_.kernels.size();
   const uint32_t k = Index(kernel_index_, ev.name, &a_.kernel_names, &n);
@@ -344,6 +369,7 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   if (it != launches_.end()) {
     kslot = it->second.slot;  // GPU time belongs to the iteration that launched the kernel
     AttributeKernel(it->second.sig, ev.name, ev.dur);
+    if (it->second.on_iteration_thread) AttributeIteration(it->second.slot, ev.name, ev.dur);
     if (!it->second.graph) launches_.erase(it);
   } else if (ev.corr != 0 && early_kernels_.size() < (1u << 20)) {
     early_kernels_[ev.corr] = {ev.dur, ev.name};

@@ -19,7 +19,9 @@ class Aggregator {
  public:
   // `reader` resolves stacks and strings (host samples are symbolized as they come);
   // `slot_iteration` maps a slot to its iteration as far as it is known (for lifetimes).
-  Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer);
+  // iteration_tid: the boundary thread when iterations do not come from an NVTX range (its
+  // CUDA time then feeds the "(iteration)" pseudo range); 0 otherwise.
+  Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer, uint32_t iteration_tid = 0);
 
   void Process(const trace::Event& ev, uint32_t slot);
   void Finish();
@@ -43,6 +45,7 @@ class Aggregator {
   };
   struct PendingLaunch {
     uint32_t sig = 0, slot = 0, kernel = 0;
+    bool on_iteration_thread = false;
     bool graph = false;
     int64_t ts = 0;
   };
@@ -69,6 +72,7 @@ class Aggregator {
   void OnLaunch(const trace::Event& ev, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur);
+  void AttributeIteration(uint32_t slot, uint32_t kernel, int64_t dur);
   void OnSample(const trace::Event& ev, uint32_t slot);
   void OnIdentity(const trace::Event& ev);
   // memory.cpp
@@ -87,6 +91,7 @@ class Aggregator {
 
   const trace::TraceReader* reader_;
   Symbolizer* symbolizer_;
+  uint32_t iteration_tid_;
   Aggregates a_;
 
   absl::flat_hash_map<uint32_t, ThreadState> threads_;

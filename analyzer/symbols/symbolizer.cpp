@@ -124,13 +124,45 @@ bool Symbolizer::IsRuntimeFrame(const Frame& f) {
   return false;
 }
 
+std::string ShortFunctionName(const std::string& fn) {
+  std::string s = fn;
+  // Drop a trailing parameter list "(...)" (and cv-qualifiers after it).
+  for (std::string_view q : {" const", " volatile", " &&", " &"}) {
+    if (s.size() > q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0) s.resize(s.size() - q.size());
+  }
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        if (i > 0) s.resize(i);
+        break;
+      }
+    }
+  }
+  // Keep the last two "::" components, ignoring separators inside <...>.
+  std::vector<size_t> seps;
+  int angle = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '<') ++angle;
+    if (s[i] == '>' && angle > 0) --angle;
+    if (angle == 0 && s[i] == ':' && s[i + 1] == ':') seps.push_back(i);
+  }
+  if (seps.size() >= 2) s = s.substr(seps[seps.size() - 2] + 2);
+  return s;
+}
+
 std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings) {
   if (stack.empty()) return "";
+  std::vector<std::string> parts;
   for (uint64_t w : stack) {
     const Frame f = Resolve(w, strings);
-    if (!IsRuntimeFrame(f)) return f.function;
+    if (IsRuntimeFrame(f)) continue;
+    parts.push_back(ShortFunctionName(f.function));
+    if (parts.size() == 2) break;
   }
-  return Resolve(stack[0], strings).function;
+  if (parts.empty()) return ShortFunctionName(Resolve(stack[0], strings).function);
+  return parts.size() == 1 ? parts[0] : parts[0] + " <- " + parts[1];
 }
 
 }  // namespace cuclimb::analysis

@@ -35,7 +35,8 @@ class Symbolizer {
   // Symbolized frames of a stack, innermost first, at most max_frames.
   std::vector<std::string> Frames(absl::Span<const uint64_t> stack, const trace::StringTable& strings,
                                   size_t max_frames = 32);
-  // The call site: the first frame outside the CUDA libraries, NVTX and cuclimb itself.
+  // The call site: the first two frames outside the CUDA libraries, NVTX and cuclimb itself,
+  // shortened to their last two name components: "MemoryManagement::reserve <- Adam::step".
   std::string SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings);
 
   // True for frames of CUDA, CUPTI, NVTX, the C library's allocator wrappers, or cuclimb.
@@ -60,5 +61,8 @@ class Symbolizer {
   absl::flat_hash_map<std::string, uint32_t> file_index_;
   absl::flat_hash_map<uint64_t, Frame> cache_;
 };
+
+// "a::b::C<T>::f(int) const" → "C<T>::f".
+std::string ShortFunctionName(const std::string& function);
 
 }  // namespace cuclimb::analysis

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: Apache-2.0
+// Report → JSON. Field meanings: docs/report-schema.md.
+#include "report/json_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+
+namespace cuclimb::analysis {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// 6 significant digits: stable across compilers and short to read. Non-finite values become 0.
+double R(double v) {
+  if (!std::isfinite(v)) return 0;
+  if (v == 0) return 0;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+Json Arr(const Series& s) {
+  Json a = Json::array();
+  for (double v : s) a.push_back(R(v));
+  return a;
+}
+
+Json TrendJson(const Trend& t) {
+  return Json{{"tested", t.tested},
+              {"warmup", t.warmup},
+              {"n", t.n},
+              {"first", R(t.first)},
+              {"last", R(t.last)},
+              {"change_pct", R(t.change_pct)},
+              {"slope_per_iter", R(t.slope_per_iter)},
+              {"tail_slope_per_iter", R(t.tail_slope_per_iter)},
+              {"p_value", R(t.p_value)},
+              {"z", R(t.mk_z)},
+              {"tau", R(t.tau)},
+              {"rising", t.rising},
+              {"falling", t.falling}};
+}
+
+Json ComponentJson(const Component& c) {
+  return Json{{"name", c.name}, {"delta_ms", R(c.delta_ms)}, {"trend", TrendJson(c.trend)}, {"ms", Arr(c.ms)}};
+}
+
+Json Components(const std::vector<Component>& v) {
+  Json a = Json::array();
+  for (const Component& c : v) a.push_back(ComponentJson(c));
+  return a;
+}
+
+Json IterationsJson(const Iterations& it, bool spans) {
+  Json j{{"source", it.source},
+         {"count", it.count},
+         {"name", it.name},
+         {"user_chosen", it.user_chosen},
+         {"tid", it.tid},
+         {"period_launches", it.period_launches},
+         {"prologue_events", it.prologue_events},
+         {"epilogue_events", it.epilogue_events},
+         {"why", it.why}};
+  if (spans) {
+    Json s = Json::array();
+    for (const IterationSpan& sp : it.spans) s.push_back(Json::array({sp.start_ns, sp.end_ns, sp.payload}));
+    j["spans"] = std::move(s);
+  }
+  return j;
+}
+
+Json RangeSummary(const RangeReport& r) {
+  return Json{{"name", r.name},
+              {"first_ms", R(r.trend.first)},
+              {"last_ms", R(r.trend.last)},
+              {"climb_pct", R(r.trend.change_pct)},
+              {"slope_ms_per_iter", R(r.trend.slope_per_iter)},
+              {"p_value", R(r.trend.p_value)},
+              {"climbing", r.climbing},
+              {"tested", r.trend.tested},
+              {"warmup", r.trend.warmup},
+              {"explained_by", r.explained_by},
+              {"where_time_goes", r.where_time_goes}};
+}
+
+Json RangeFull(const RangeReport& r) {
+  Json j = RangeSummary(r);
+  j["tid"] = r.tid;
+  j["trend"] = TrendJson(r.trend);
+  j["total_ms"] = Arr(r.total_ms);
+  j["count"] = Arr(r.count);
+  const Decomposition& d = r.decomposition;
+  j["decomposition"] = Json{{"wall", ComponentJson(d.wall)},   {"api", ComponentJson(d.api)},
+                            {"sync", ComponentJson(d.sync)},   {"host", ComponentJson(d.host)},
+                            {"gpu", ComponentJson(d.gpu)},     {"by_api", Components(d.by_api)},
+                            {"by_sync", Components(d.by_sync)}, {"by_kernel", Components(d.by_kernel)}};
+  return j;
+}
+
+Json SiteJson(const CallSite& s) {
+  return Json{{"stack_id", s.stack_id}, {"label", s.label}, {"frames", s.frames}};
+}
+
+Json ExamplesJson(const std::vector<HandleExample>& v) {
+  Json a = Json::array();
+  for (const HandleExample& e : v) {
+    char addr[24];
+    std::snprintf(addr, sizeof(addr), "0x%llx", static_cast<unsigned long long>(e.address));
+    a.push_back(Json{{"address", addr},
+                     {"serial", e.serial},
+                     {"size_bytes", e.size_bytes},
+                     {"api", e.api},
+                     {"alloc_iteration", e.alloc_iteration},
+                     {"alloc_ts_ns", e.alloc_ts_ns},
+                     {"free_iteration", e.free_iteration == -2 ? Json(nullptr) : Json(e.free_iteration)}});
+  }
+  return a;
+}
+
+Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
+  Json ex = Json::array();
+  for (const Explanation& e : a.explanations) {
+    ex.push_back(Json{{"range", e.range},
+                      {"verdict", e.verdict},
+                      {"share", R(e.share)},
+                      {"r", R(e.r)},
+                      {"r_index", R(e.r_index)},
+                      {"partial_r", R(e.partial_r)},
+                      {"partial_p", R(e.partial_p)},
+                      {"lag", R(e.lag)},
+                      {"reason", e.reason}});
+  }
+  Json evidence{{"summary", a.evidence},
+                {"first", R(a.trend.first)},
+                {"last", R(a.trend.last)},
+                {"slope", R(a.trend.slope_per_iter)},
+                {"p_value", R(a.trend.p_value)},
+                {"growth_start_iteration", a.growth_start_iteration},
+                {"bytes_per_iter", R(a.bytes_per_iter)},
+                {"trend", TrendJson(a.trend)},
+                {"call_site", SiteJson(a.site)},
+                {"apis", a.apis},
+                {"size_classes", a.size_classes},
+                {"examples", ExamplesJson(a.examples)},
+                {"explanations", std::move(ex)},
+                {"series", Arr(a.values)},
+                {"bytes_series", Arr(a.bytes)},
+                {"survivors_by_alloc_iteration", Arr(a.survivors_by_alloc_iteration)}};
+  Json j{{"rank", a.rank},
+         {"kind", a.kind},
+         {"key", a.key},
+         {"id", a.id},
+         {"growth_per_iter", R(a.growth_per_iter)},
+         {"unit", a.unit},
+         {"p_value", R(a.p_value)},
+         {"explains", a.explains},
+         {"score", R(a.score)}};
+  if (ranks != nullptr) j["ranks"] = *ranks;
+  j["evidence"] = std::move(evidence);
+  return j;
+}
+
+Json Accumulators(const std::vector<Accumulator>& v, const Report* report) {
+  Json a = Json::array();
+  for (const Accumulator& acc : v) {
+    const std::vector<int>* ranks = nullptr;
+    if (report != nullptr) {
+      auto it = report->accumulator_ranks.find(acc.id);
+      if (it != report->accumulator_ranks.end()) ranks = &it->second;
+    }
+    a.push_back(AccumulatorJson(acc, ranks));
+  }
+  return a;
+}
+
+Json RankJson(const RankReport& r) {
+  const TraceInfo& t = r.trace;
+  Json j;
+  j["index"] = r.index;
+  j["trace"] = Json{{"path", t.path},
+                    {"form", t.form},
+                    {"format", t.format},
+                    {"producer", t.producer},
+                    {"clock", t.clock},
+                    {"base_realtime_ns", t.base_realtime_ns},
+                    {"status", t.status},
+                    {"status_message", t.status_message},
+                    {"partial", t.partial},
+                    {"events", t.events},
+                    {"skipped_records", t.skipped_records},
+                    {"first_ts_ns", t.first_ts_ns},
+                    {"last_ts_ns", t.last_ts_ns},
+                    {"repassed", t.repassed}};
+  Json devices = Json::array();
+  for (const DeviceInfo& d : r.process.devices) {
+    devices.push_back(Json{{"ordinal", d.ordinal},
+                           {"name", d.name},
+                           {"uuid", d.uuid},
+                           {"total_bytes", d.total_bytes},
+                           {"compute_capability", d.compute_capability}});
+  }
+  j["process"] = Json{{"pid", r.process.pid},       {"rank", r.process.rank},
+                      {"cmd", r.process.cmd},       {"host", r.process.host},
+                      {"exe", r.process.exe},       {"driver_version", r.process.driver_version},
+                      {"cupti_version", r.process.cupti_version}, {"devices", std::move(devices)}};
+  Json threads = Json::array();
+  for (const ThreadInfo& th : r.threads) {
+    threads.push_back(Json{{"tid", th.tid}, {"name", th.name}, {"events", th.events}, {"cuda_calls", th.cuda_calls}});
+  }
+  j["threads"] = std::move(threads);
+  j["iterations"] = IterationsJson(r.iterations, true);
+  j["climbing"] = r.climbing;
+  Json ranges = Json::array();
+  for (const RangeReport& rr : r.ranges) ranges.push_back(RangeFull(rr));
+  j["ranges"] = std::move(ranges);
+  j["accumulators"] = Accumulators(r.accumulators, nullptr);
+  Json kernels = Json::array();
+  for (const KernelRow& k : r.kernels) {
+    kernels.push_back(Json{{"name", k.name},
+                           {"launches", k.launches},
+                           {"executions", k.executions},
+                           {"gpu_ms", R(k.gpu_ms)},
+                           {"slowing", k.slowing},
+                           {"duration_trend", TrendJson(k.duration_trend)},
+                           {"launches_per_iter", Arr(k.launches_per_iter)},
+                           {"gpu_ms_per_iter", Arr(k.gpu_ms_per_iter)},
+                           {"mean_us", Arr(k.mean_us)}});
+  }
+  j["kernels"] = std::move(kernels);
+  Json apis = Json::array();
+  for (const ApiRow& a : r.apis) {
+    apis.push_back(Json{{"name", a.name},
+                        {"calls", a.calls},
+                        {"ms", R(a.ms)},
+                        {"trend", TrendJson(a.trend)},
+                        {"calls_per_iter", Arr(a.calls_per_iter)},
+                        {"ms_per_iter", Arr(a.ms_per_iter)}});
+  }
+  j["apis"] = std::move(apis);
+  Json state = Json::array();
+  for (const StateSeries& s : r.state) {
+    state.push_back(Json{{"metric", s.metric},
+                         {"dimension", s.dimension},
+                         {"key", s.key},
+                         {"unit", s.unit},
+                         {"trend", TrendJson(s.trend)},
+                         {"values", Arr(s.values)}});
+  }
+  j["state"] = std::move(state);
+  Json leaks_sites = Json::array();
+  for (const LeakSite& l : r.leaks.by_site) {
+    leaks_sites.push_back(Json{{"kind", l.kind},
+                               {"key", l.key},
+                               {"handles", l.handles},
+                               {"bytes", l.bytes},
+                               {"call_site", SiteJson(l.site)},
+                               {"examples", ExamplesJson(l.examples)}});
+  }
+  j["leaks"] = Json{{"handles", r.leaks.handles},
+                    {"bytes", r.leaks.bytes},
+                    {"by_site", std::move(leaks_sites)},
+                    {"handles_by_type", r.leaks.handles_by_type},
+                    {"unmatched_frees", r.leaks.unmatched_frees},
+                    {"replaced_allocations", r.leaks.replaced_allocations}};
+  j["temporaries"] = Json{{"total", r.temporaries.total},
+                          {"total_bytes", r.temporaries.total_bytes},
+                          {"lifetime_histogram", r.temporaries.lifetime_histogram},
+                          {"count", Arr(r.temporaries.count)},
+                          {"bytes", Arr(r.temporaries.bytes)}};
+  j["peak"] = Json{{"live_bytes", r.peak.live_bytes},
+                   {"ts_ns", r.peak.ts_ns},
+                   {"iteration", r.peak.iteration},
+                   {"by_kind", r.peak.by_kind},
+                   {"live_bytes_per_iter", Arr(r.peak.live_bytes_per_iter)}};
+  auto frag = [](const std::vector<PoolFragmentation>& v) {
+    Json a = Json::array();
+    for (const PoolFragmentation& p : v) {
+      a.push_back(Json{{"pool", p.pool},
+                       {"last_fragmentation", R(p.last_fragmentation)},
+                       {"reserved_bytes", Arr(p.reserved_bytes)},
+                       {"used_bytes", Arr(p.used_bytes)}});
+    }
+    return a;
+  };
+  j["fragmentation"] = Json{{"pools", frag(r.fragmentation.pools)}, {"heaps", frag(r.fragmentation.heaps)}};
+  const Overhead& o = r.overhead;
+  j["overhead"] = Json{{"self_ms_total", R(o.self_ms_total)},
+                       {"self_pct_of_wall", R(o.self_pct_of_wall)},
+                       {"recorded_events", o.recorded_events},
+                       {"dropped", o.dropped},
+                       {"drops_by_reason", o.drops_by_reason},
+                       {"recording_pauses", o.recording_pauses},
+                       {"overhead_climbing", o.overhead_climbing},
+                       {"self_ms", Arr(o.self_ms)},
+                       {"drops", Arr(o.drops)}};
+  j["notes"] = r.notes;
+  return j;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& options) {
+  try {
+    Json j;
+    j["schema"] = report.schema;
+    j["verdict"] = report.verdict;
+    j["partial"] = report.partial;
+    const Thresholds& t = report.thresholds;
+    j["thresholds"] = Json{{"alpha", R(t.alpha)},
+                           {"min_climb_pct", R(t.min_climb_pct)},
+                           {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
+                           {"min_iterations", t.min_iterations},
+                           {"min_share", R(t.min_share)},
+                           {"collinear_r", R(t.collinear_r)}};
+    j["iterations"] = IterationsJson(report.iterations, false);
+    Json ranges = Json::array();
+    for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
+    j["ranges"] = std::move(ranges);
+    j["accumulators"] = Accumulators(report.accumulators, &report);
+    j["notes"] = report.notes;
+    if (options.per_rank) {
+      Json ranks = Json::array();
+      for (const RankReport& r : report.ranks) ranks.push_back(RankJson(r));
+      j["ranks"] = std::move(ranks);
+    }
+    return j.dump(options.indent, ' ', false, Json::error_handler_t::replace) + "\n";
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot encode the report as JSON: ", e.what()));
+  }
+}
+
+}  // namespace cuclimb::analysis

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON form of a Report (schema "cuclimb.report/1", docs/report-schema.md).
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "report/report.h"
+
+namespace cuclimb::analysis {
+
+struct JsonOptions {
+  int indent = 1;            // spaces per level; −1 for one line
+  bool per_rank = true;      // include "ranks" with every series
+};
+
+// Keys are in a fixed order and numbers are rounded to 6 significant digits, so the same
+// report gives byte-identical JSON. Errors only on strings nlohmann cannot encode.
+absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& options = {});
+
+}  // namespace cuclimb::analysis
