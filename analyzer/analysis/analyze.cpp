@@ -25,7 +25,7 @@
 namespace cuclimb::analysis {
 namespace {
 
-constexpr size_t kPrefixEvents = 1u << 19;   // 64 MiB of events
+constexpr size_t kPrefixEvents = 1u << 17;   // 16 MiB of events
 constexpr size_t kMaxPending = 1u << 20;     // events waiting for the boundary thread
 constexpr uint64_t kProgressEvery = 1u << 20;
 
@@ -187,7 +187,7 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
   to.alpha = options.thresholds.alpha;
   to.min_iterations = options.thresholds.min_iterations;
   to.warmup = options.thresholds.warmup;
-  to.max_points = 512;
+  to.max_points = 256;
   for (const auto& [name, list] : by_name) {
     RangeReport m;
     m.name = name;

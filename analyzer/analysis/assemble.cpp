@@ -25,7 +25,7 @@ TrendOptions Context::Options(double resolution, int64_t warmup) const {
   o.min_iterations = th.min_iterations;
   o.warmup = warmup == -2 ? th.warmup : warmup;
   o.resolution = resolution;
-  o.max_points = 512;
+  o.max_points = 256;
   return o;
 }
 

@@ -34,7 +34,7 @@ int64_t AutoWarmup(absl::Span<const double> y, double resolution) {
   const size_t n = y.size();
   if (n < 8) return 0;
   const size_t half = n / 2;
-  const stats::Line line = FitRange(y, half, n, 400);
+  const stats::Line line = FitRange(y, half, n, 128);
   std::vector<double> resid;
   resid.reserve(n - half);
   for (size_t i = half; i < n; ++i) resid.push_back(y[i] - (line.intercept + line.slope * i));
@@ -54,6 +54,13 @@ int64_t AutoWarmup(absl::Span<const double> y, double resolution) {
 Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
   Trend t;
   const int64_t n = static_cast<int64_t>(y.size());
+  if (n > 0 && std::all_of(y.begin(), y.end(), [&](double v) { return v == y[0]; })) {
+    // A constant series: no warm-up, no trend (the common case for most state series).
+    t.n = n;
+    t.first = t.last = t.intercept = y[0];
+    t.tested = n >= std::max<int64_t>(options.min_iterations, 3);
+    return t;
+  }
   int64_t warmup = options.warmup >= 0 ? options.warmup : AutoWarmup(y, options.resolution);
   warmup = std::clamp<int64_t>(warmup, 0, n);
   t.warmup = warmup;
@@ -78,7 +85,7 @@ Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
   t.tau = mk.tau;
   const size_t tail = static_cast<size_t>(m) - static_cast<size_t>(m) / 3 * 2;
   const size_t tail_from = static_cast<size_t>(m) - std::max<size_t>(tail, 3);
-  t.tail_slope_per_iter = FitRange(w, tail_from, static_cast<size_t>(m), 300).slope;
+  t.tail_slope_per_iter = FitRange(w, tail_from, static_cast<size_t>(m), 128).slope;
   t.rising = t.p_value < options.alpha && t.slope_per_iter > 0;
   t.falling = t.p_value < options.alpha && t.slope_per_iter < 0;
   // A significant Mann–Kendall with a zero Theil–Sen slope (mostly-tied counts that step up a

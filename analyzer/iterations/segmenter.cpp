@@ -69,7 +69,11 @@ int SegmentStats::DepthOf(uint32_t tid) const {
 void SegmentStats::Observe(const trace::Event& ev) {
   const EventType t = ev.type;
   if (ev.tid != 0) {
-    ThreadCounts& tc = threads_[ev.tid];
+    if (ev.tid != last_tid_ || last_thread_ == nullptr) {
+      last_thread_ = &threads_[ev.tid];  // re-fetched on every change: inserts move entries
+      last_tid_ = ev.tid;
+    }
+    ThreadCounts& tc = *last_thread_;
     ++tc.events;
     if (IsCudaCall(t)) ++tc.cuda_calls;
     if (t == EventType::kLaunch) {

@@ -94,6 +94,8 @@ class SegmentStats {
   absl::flat_hash_map<uint32_t, int> open_started_;          // tid → open start/end ranges
   absl::flat_hash_map<uint64_t, uint32_t> started_;          // start/end id → start tid
   absl::flat_hash_map<uint32_t, ThreadCounts> threads_;
+  uint32_t last_tid_ = 0;
+  ThreadCounts* last_thread_ = nullptr;
 };
 
 // Applies the rules of docs/report-schema.md ("Iterations") to the statistics. `launch` is the

@@ -17,12 +17,15 @@ namespace cuclimb::analysis {
 // A per-slot array that grows on demand.
 using SlotVec = std::vector<double>;
 
+inline void SlotGrow(SlotVec& v, uint32_t slot) {
+  v.resize(std::max<size_t>(slot + 1, 2 * v.size() + 16), 0.0);
+}
 inline void SlotAdd(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) v.resize(std::max<size_t>(slot + 1, v.size() + v.size() / 2 + 8), 0.0);
+  if (slot >= v.size()) [[unlikely]] SlotGrow(v, slot);
   v[slot] += x;
 }
 inline void SlotMax(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) v.resize(std::max<size_t>(slot + 1, v.size() + v.size() / 2 + 8), 0.0);
+  if (slot >= v.size()) [[unlikely]] SlotGrow(v, slot);
   v[slot] = std::max(v[slot], x);
 }
 

@@ -14,8 +14,6 @@ using trace::Event;
 
 namespace {
 
-constexpr int64_t kLaunchHorizonNs = 60'000'000'000;  // purge launches this old without kernels
-
 uint64_t Pair(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
 
 }  // namespace
@@ -23,6 +21,7 @@ uint64_t Pair(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
 Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
                        uint32_t iteration_tid)
     : reader_(reader), symbolizer_(symbolizer), iteration_tid_(iteration_tid) {
+  launches_.resize(kLaunchWindow);
   sigs_.emplace_back();  // signature 0: no open range
   sig_index_.emplace(std::string(), 0);
   if (iteration_tid != 0) {
@@ -39,22 +38,23 @@ Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
   return *last_thread_;
 }
 
-uint32_t Aggregator::Index(absl::flat_hash_map<uint64_t, uint32_t>& map, uint64_t key,
-                           std::vector<uint32_t>* names, size_t* count) {
-  auto [it, inserted] = map.try_emplace(key, static_cast<uint32_t>(*count));
-  if (inserted) {
-    ++*count;
-    if (names != nullptr) names->push_back(static_cast<uint32_t>(key));
+SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
+                          std::vector<std::vector<int32_t>>& table, uint32_t range, uint32_t dense,
+                          uint32_t name) {
+  if (range >= table.size()) table.resize(range + 1);
+  std::vector<int32_t>& row = table[range];
+  if (dense >= row.size()) row.resize(dense + 1, -1);
+  if (row[dense] < 0) {
+    row[dense] = static_cast<int32_t>(parts.size());
+    parts.push_back({range, name, {}});
   }
-  return it->second;
+  return parts[static_cast<size_t>(row[dense])].ns;
 }
 
-SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
-                          absl::flat_hash_map<uint64_t, uint32_t>& index, uint32_t range,
-                          uint32_t name) {
-  auto [it, inserted] = index.try_emplace(Pair(range, name), static_cast<uint32_t>(parts.size()));
-  if (inserted) parts.push_back({range, name, {}});
-  return parts[it->second].ns;
+uint32_t Aggregator::KernelIndex(uint32_t name) {
+  const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
+  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  return k;
 }
 
 uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
@@ -92,7 +92,11 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   if (ev.ts > a_.last_ts) a_.last_ts = ev.ts;
   ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
-    thread = &a_.threads[ev.tid];
+    if (ev.tid != last_record_tid_) {
+      last_record_ = &a_.threads[ev.tid];
+      last_record_tid_ = ev.tid;
+    }
+    thread = last_record_;
     ++thread->events;
   }
   switch (ev.type) {
@@ -200,8 +204,7 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
 }
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
-  size_t n = a_.apis.size();
-  const uint32_t i = Index(api_index_, api, &a_.api_names, &n);
+  const uint32_t i = api_index_.Get(api, &a_.api_names);
   if (i == a_.apis.size()) a_.apis.emplace_back();
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
@@ -211,19 +214,18 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].api_ns, slot, dur);
-    SlotAdd(Part(a_.range_apis, range_api_index_, r, api), slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, r, i, api), slot, dur);
   }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
     if (o.dup) continue;
     SlotAdd(a_.ranges[o.range].api_ns, o.slot, dur);
-    SlotAdd(Part(a_.range_apis, range_api_index_, o.range, api), o.slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, o.range, i, api), o.slot, dur);
   }
 }
 
 void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
-  size_t n = a_.syncs.size();
-  const uint32_t i = Index(sync_index_, ev.api, &a_.sync_names, &n);
+  const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names);
   if (i == a_.syncs.size()) a_.syncs.emplace_back();
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
@@ -232,13 +234,13 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
-    SlotAdd(Part(a_.range_syncs, range_sync_index_, r, ev.api), slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, r, i, ev.api), slot, dur);
   }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
     if (o.dup) continue;
     SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
-    SlotAdd(Part(a_.range_syncs, range_sync_index_, o.range, ev.api), o.slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, o.range, i, ev.api), o.slot, dur);
   }
 }
 
@@ -309,9 +311,7 @@ void Aggregator::OnRangeEnd(const Event& ev) {
 }
 
 void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
-  size_t n = a_.kernels.size();
-  const uint32_t k = Index(kernel_index_, ev.name, &a_.kernel_names, &n);
-  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  const uint32_t k = KernelIndex(ev.name);
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0) return;
   const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
@@ -322,34 +322,20 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
     early_kernels_.erase(early);
     if (ev.handle == 0) return;
   }
-  PendingLaunch& p = launches_[ev.corr];
+  PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
+  p.corr = ev.corr;
   p.sig = sig;
   p.slot = slot;
   p.kernel = ev.name;
   p.graph = ev.handle != 0;
   p.on_iteration_thread = on_iteration_thread;
-  p.ts = ev.ts;
-  if (launches_.size() >= purge_at_) PurgeLaunches(ev.ts);
-}
-
-void Aggregator::PurgeLaunches(int64_t now) {
-  // Kernel records may be sampled or missing; forget launches that waited a minute.
-  for (auto it = launches_.begin(); it != launches_.end();) {
-    if (it->second.ts < now - kLaunchHorizonNs) {
-      launches_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  for (auto it = early_kernels_.begin(); it != early_kernels_.end();) early_kernels_.erase(it++);
-  purge_at_ = std::max<size_t>(purge_at_, 2 * launches_.size());
 }
 
 void Aggregator::AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur) {
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
   for (const auto& [range, slot] : sigs_[sig]) {
     SlotAdd(a_.ranges[range].gpu_ns, slot, d);
-    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, kernel), slot, d);
+    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, KernelIndex(kernel), kernel), slot, d);
   }
 }
 
@@ -357,20 +343,18 @@ void Aggregator::AttributeIteration(uint32_t slot, uint32_t kernel, int64_t dur)
   const auto r = static_cast<uint32_t>(a_.iteration_range);
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
   SlotAdd(a_.ranges[r].gpu_ns, slot, d);
-  SlotAdd(Part(a_.range_kernels, range_kernel_index_, r, kernel), slot, d);
+  SlotAdd(Part(a_.range_kernels, range_kernel_index_, r, KernelIndex(kernel), kernel), slot, d);
 }
 
 void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
-  size_t n = a_.kernels.size();
-  const uint32_t k = Index(kernel_index_, ev.name, &a_.kernel_names, &n);
-  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  const uint32_t k = KernelIndex(ev.name);
   uint32_t kslot = slot;
-  auto it = ev.corr != 0 ? launches_.find(ev.corr) : launches_.end();
-  if (it != launches_.end()) {
-    kslot = it->second.slot;  // GPU time belongs to the iteration that launched the kernel
-    AttributeKernel(it->second.sig, ev.name, ev.dur);
-    if (it->second.on_iteration_thread) AttributeIteration(it->second.slot, ev.name, ev.dur);
-    if (!it->second.graph) launches_.erase(it);
+  PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
+  if (launch != nullptr) {
+    kslot = launch->slot;  // GPU time belongs to the iteration that launched the kernel
+    AttributeKernel(launch->sig, ev.name, ev.dur);
+    if (launch->on_iteration_thread) AttributeIteration(launch->slot, ev.name, ev.dur);
+    if (!launch->graph) launch->corr = 0;
   } else if (ev.corr != 0 && early_kernels_.size() < (1u << 20)) {
     early_kernels_[ev.corr] = {ev.dur, ev.name};
   } else {
@@ -434,7 +418,7 @@ void Aggregator::OnIdentity(const Event& ev) {
 void Aggregator::Finish() {
   // Ranges still open at the end are cut by the end of the trace: not counted.
   for (auto& [tid, t] : threads_) t.open.clear();
-  launches_.clear();
+  launches_ = std::vector<PendingLaunch>();
   early_kernels_.clear();
 }
 

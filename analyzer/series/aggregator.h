@@ -3,6 +3,7 @@
 // switch, a few flat-hash-map lookups keyed by ids and array additions; no strings.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -14,6 +15,31 @@
 #include "trace/reader.h"
 
 namespace cuclimb::analysis {
+
+// Maps string ids (dense from 1, below 2^24) to dense indexes of a table, with a plain vector.
+class DenseIndex {
+ public:
+  // The dense index of id; new ids are appended to *ids.
+  uint32_t Get(uint32_t id, std::vector<uint32_t>* ids) {
+    if (id < kDirect) {
+      if (id >= direct_.size()) direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
+      int32_t& d = direct_[id];
+      if (d < 0) {
+        d = static_cast<int32_t>(ids->size());
+        ids->push_back(id);
+      }
+      return static_cast<uint32_t>(d);
+    }
+    auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
+    if (inserted) ids->push_back(id);
+    return it->second;
+  }
+
+ private:
+  static constexpr uint32_t kDirect = 1u << 24;
+  std::vector<int32_t> direct_;
+  absl::flat_hash_map<uint32_t, uint32_t> other_;
+};
 
 class Aggregator {
  public:
@@ -44,11 +70,20 @@ class Aggregator {
     bool sig_dirty = true;
   };
   struct PendingLaunch {
+    uint64_t corr = 0;  // 0: empty
     uint32_t sig = 0, slot = 0, kernel = 0;
     bool on_iteration_thread = false;
     bool graph = false;
-    int64_t ts = 0;
   };
+  // Launches waiting for their GPU record, by correlation id modulo the window. CUPTI hands
+  // records over in buffers flushed every ~250 ms, so a kernel record trails its launch by at
+  // most a few hundred thousand launches; an older launch is overwritten and its kernel counted
+  // as unmatched (its GPU time still counts, by the kernel's own timestamp).
+  static constexpr size_t kLaunchWindow = 1u << 18;
+  PendingLaunch* FindLaunch(uint64_t corr) {
+    PendingLaunch& p = launches_[corr & (kLaunchWindow - 1)];
+    return p.corr == corr ? &p : nullptr;
+  }
   struct EarlyKernel {
     int64_t dur = 0;
     uint32_t kernel = 0;
@@ -57,10 +92,10 @@ class Aggregator {
   ThreadState& Thread(uint32_t tid);
   uint32_t Signature(ThreadState& t);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);
-  uint32_t Index(absl::flat_hash_map<uint64_t, uint32_t>& map, uint64_t key, std::vector<uint32_t>* names,
-                 size_t* count);
-  SlotVec& Part(std::vector<Aggregates::Part>& parts, absl::flat_hash_map<uint64_t, uint32_t>& index,
-                uint32_t range, uint32_t name);
+  uint32_t KernelIndex(uint32_t name);
+  // The per-iteration part of a range for one API, sync API or kernel (dense index + string id).
+  SlotVec& Part(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
+                uint32_t range, uint32_t dense, uint32_t name);
 
   void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
   void SyncTime(const trace::Event& ev, uint32_t slot);
@@ -87,7 +122,6 @@ class Aggregator {
   uint32_t AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack);
   void Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime);
   void DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t slot);
-  void PurgeLaunches(int64_t now);
 
   const trace::TraceReader* reader_;
   Symbolizer* symbolizer_;
@@ -97,23 +131,24 @@ class Aggregator {
   absl::flat_hash_map<uint32_t, ThreadState> threads_;
   uint32_t last_tid_ = ~0u;
   ThreadState* last_thread_ = nullptr;
+  uint32_t last_record_tid_ = ~0u;
+  ThreadRecord* last_record_ = nullptr;
 
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
   absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sigs_;  // (range, slot) lists
   absl::flat_hash_map<std::string, uint32_t> sig_index_;
 
-  absl::flat_hash_map<uint64_t, PendingLaunch> launches_;  // corr → launch
+  std::vector<PendingLaunch> launches_;  // kLaunchWindow entries
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
-  size_t purge_at_ = 1u << 20;
 
   absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;
   uint64_t last_alloc_key_ = ~uint64_t{0};
   uint32_t last_alloc_index_ = 0;
   absl::flat_hash_map<uint64_t, uint32_t> handle_key_index_;
   absl::flat_hash_map<std::tuple<uint32_t, uint64_t, int32_t>, uint32_t> gauge_index_;
-  absl::flat_hash_map<uint64_t, uint32_t> kernel_index_, api_index_, sync_index_;
-  absl::flat_hash_map<uint64_t, uint32_t> range_api_index_, range_sync_index_, range_kernel_index_;
+  DenseIndex kernel_index_, api_index_, sync_index_;
+  std::vector<std::vector<int32_t>> range_api_index_, range_sync_index_, range_kernel_index_;
   absl::flat_hash_map<uint64_t, uint32_t> function_by_frame_;
   absl::flat_hash_map<std::string, uint32_t> function_index_;
 };
