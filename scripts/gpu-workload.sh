@@ -8,8 +8,9 @@
 #   scripts/gpu-workload.sh [--stage DIR] [PHASE...]     PHASE: tests repro isolation knobs (all)
 #   scripts/gpu-workload.sh --stage build-wl/gpu          copy stripped binaries to carry, exit
 # Environment: BIN (binaries, default build-wl/gpu), OUT (results, default ./gpu-out),
-#              ITERS (default 1500), ISO_ITERS (default 500), RUN_TIMEOUT (s per run, default
-#              120), DEADLINE (s; later runs are skipped, not started, default 400).
+#              ITERS (default 1500), ISO_ITERS (default 500), OTHER_ITERS (direct/async/caching,
+#              default 1500), RUN_TIMEOUT (s per run, default 120), DEADLINE (s; later runs are
+#              skipped, not started, default 400), EXTRA (flags added to every run).
 set -uo pipefail
 
 BUILD=${BUILD:-build-wl}
@@ -28,14 +29,17 @@ BIN=${BIN:-build-wl/gpu}
 OUT=${OUT:-$PWD/gpu-out}
 ITERS=${ITERS:-1500}
 ISO_ITERS=${ISO_ITERS:-500}
+OTHER_ITERS=${OTHER_ITERS:-1500}
+read -r -a EXTRA_ARGS <<<"${EXTRA:-}"
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 DEADLINE=${DEADLINE:-400}
 PHASES=("$@")
-[[ ${#PHASES[@]} -eq 0 ]] && PHASES=(tests repro isolation knobs)
+[[ ${#PHASES[@]} -eq 0 ]] && PHASES=(repro isolation retained-others knobs tests)
 RUNS=$(mktemp -d)
-TABLE=$RUNS/table.txt
+TABLE=$OUT/table.txt  # written as runs finish: comes back even if the call is cut short
 START=$SECONDS
 mkdir -p "$OUT"
+: >"$TABLE"
 
 want() { local p; for p in "${PHASES[@]}"; do [[ $p == "$1" ]] && return 0; done; return 1; }
 
@@ -48,9 +52,13 @@ run() {
     return
   fi
   local t0=$SECONDS
-  timeout "$RUN_TIMEOUT" "$BIN/cuclimb-adam" "$@" >"$RUNS/$label.txt" 2>"$RUNS/$label.err"
+  timeout "$RUN_TIMEOUT" "$BIN/cuclimb-adam" "$@" "${EXTRA_ARGS[@]}" >"$RUNS/$label.txt" \
+    2>"$RUNS/$label.err"
   local rc=$?
-  echo "$label rc=$rc ${SECONDS}s(+$((SECONDS - t0))s): $*" | tee -a "$RUNS/commands.txt"
+  local clock
+  clock=$(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader 2>/dev/null)
+  echo "$label rc=$rc ${SECONDS}s(+$((SECONDS - t0))s) sm_clock_after=$clock: $* ${EXTRA_ARGS[*]}" |
+    tee -a "$RUNS/commands.txt"
   grep '^summary' "$RUNS/$label.txt" | sed "s/^/$label /" >>"$TABLE"
   [[ $rc -ne 0 ]] && echo "$label FAILED rc=$rc" >>"$TABLE" && tail -3 "$RUNS/$label.err"
 }
@@ -61,6 +69,44 @@ run() {
   nproc
   uname -r
 } 2>&1 | tee "$RUNS/machine.txt"
+
+R=(--iters "$ITERS")
+O=(--iters "$OTHER_ITERS")
+I=(--allocator cubecl --iters "$ISO_ITERS")
+if want repro; then
+  echo "== reproduction: cubecl at $ITERS iterations, others at $OTHER_ITERS"
+  run cubecl-flat --allocator cubecl --mode flat "${R[@]}"
+  run cubecl-climb --allocator cubecl --mode climb "${R[@]}"
+  for a in caching async direct; do
+    run $a-flat --allocator $a --mode flat "${O[@]}"
+    run $a-climb --allocator $a --mode climb "${O[@]}"
+  done
+  run cubecl-climb-retain2 --allocator cubecl --mode climb --retain-tiny 2 "${R[@]}" --stats
+fi
+if want isolation; then
+  echo "== isolation table (cubecl, $ISO_ITERS iterations, retention 2 where reallocating)"
+  run iso4-persistent+realloc "${I[@]}" --mode climb --retain-tiny 2
+  run iso5-half-ephemeral-steps "${I[@]}" --mode climb --retain-tiny 2 --ephemeral-steps 5
+  run iso6-separate-pools "${I[@]}" --mode climb --retain-tiny 2 --separate-pools
+  run iso1-3nets-1realloc "${I[@]}" --nets 2 --mode climb --retain-tiny 2
+  run iso3-2nets-no-realloc "${I[@]}" --nets 2 --mode flat
+  run iso2-only-persistent "${I[@]}" --mode flat
+fi
+if want retained-others; then
+  for a in caching async direct; do
+    run $a-climb-retain2 --allocator $a --mode climb --retain-tiny 2 "${O[@]}"
+  done
+fi
+if want knobs; then
+  echo "== cubecl knobs ($ISO_ITERS iterations, climb)"
+  run knob-retain1 "${I[@]}" --mode climb --retain-tiny 1
+  run knob-wgpu-like "${I[@]}" --mode climb --retain-tiny 2 --align 64 --meta-pool separate
+  run knob-cleanup "${I[@]}" --mode climb --retain-tiny 2 --cleanup-each-cycle --stats
+  run knob-no-window "${I[@]}" --mode climb --retain-tiny 2 --no-window
+  run knob-retain-params "${I[@]}" --mode climb --retain-params --no-window --stats
+  run knob-inplace "${I[@]}" --mode climb --retain-tiny 2 --inplace-adam
+  run knob-nvtx-mem "${I[@]}" --mode climb --retain-tiny 2 --nvtx-mem
+fi
 
 if want tests; then
   echo "== gpu tests"
@@ -74,47 +120,7 @@ if want tests; then
   done
 fi
 
-R=(--iters "$ITERS")
-I=(--allocator cubecl --iters "$ISO_ITERS")
-if want repro; then
-  echo "== reproduction, cubecl, $ITERS iterations"
-  run cubecl-flat --allocator cubecl --mode flat "${R[@]}"
-  run cubecl-climb --allocator cubecl --mode climb "${R[@]}"
-  run cubecl-climb-retain2 --allocator cubecl --mode climb --retain-tiny 2 "${R[@]}" --stats
-fi
-if want isolation; then
-  echo "== isolation table (cubecl, $ISO_ITERS iterations, retention 2 where reallocating)"
-  run iso1-3nets-1realloc "${I[@]}" --nets 2 --mode climb --retain-tiny 2
-  run iso2-only-persistent "${I[@]}" --mode flat
-  run iso3-2nets-no-realloc "${I[@]}" --nets 2 --mode flat
-  run iso4-persistent+realloc "${I[@]}" --mode climb --retain-tiny 2
-  run iso5-half-ephemeral-steps "${I[@]}" --mode climb --retain-tiny 2 --ephemeral-steps 5
-  run iso6-separate-pools "${I[@]}" --mode climb --retain-tiny 2 --separate-pools
-fi
-if want repro; then
-  echo "== reproduction, other allocators, $ITERS iterations"
-  run caching-flat --allocator caching --mode flat "${R[@]}"
-  run caching-climb --allocator caching --mode climb "${R[@]}"
-  run caching-climb-retain2 --allocator caching --mode climb --retain-tiny 2 "${R[@]}"
-  run async-flat --allocator async --mode flat "${R[@]}"
-  run async-climb --allocator async --mode climb "${R[@]}"
-  run async-climb-retain2 --allocator async --mode climb --retain-tiny 2 "${R[@]}"
-  run direct-flat --allocator direct --mode flat "${R[@]}"
-  run direct-climb-retain2 --allocator direct --mode climb --retain-tiny 2 "${R[@]}"
-fi
-if want knobs; then
-  echo "== cubecl knobs ($ISO_ITERS iterations, climb)"
-  run knob-retain1 "${I[@]}" --mode climb --retain-tiny 1
-  run knob-wgpu-like "${I[@]}" --mode climb --retain-tiny 2 --align 64 --meta-pool separate
-  run knob-cleanup "${I[@]}" --mode climb --retain-tiny 2 --cleanup-each-cycle --stats
-  run knob-no-window "${I[@]}" --mode climb --retain-tiny 2 --no-window
-  run knob-retain-params "${I[@]}" --mode climb --retain-params --no-window --stats
-  run knob-inplace "${I[@]}" --mode climb --retain-tiny 2 --inplace-adam
-  run knob-nvtx-mem "${I[@]}" --mode climb --retain-tiny 2 --nvtx-mem
-fi
-
 tar -C "$RUNS" -czf "$OUT/runs.tar.gz" .
-cp "$TABLE" "$OUT/table.txt" 2>/dev/null
 echo "== elapsed $((SECONDS - START))s"
 [[ -f $RUNS/tests.txt ]] && cat "$RUNS/tests.txt"
 echo "== table: run, net, st first -> last (change), gpu_st change, loss first -> last"

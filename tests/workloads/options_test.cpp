@@ -28,7 +28,8 @@ TEST(OptionsTest, DefaultsAreTheDocumentedReproducer) {
   EXPECT_EQ(o.dims, (std::vector<int>{64, 256, 256, 8}));
   EXPECT_EQ(o.batch, 64);
   EXPECT_EQ(o.allocator, AllocatorKind::kCubecl);
-  EXPECT_EQ(o.EffectiveWarmup(), 10);
+  EXPECT_EQ(o.EffectiveWarmup(), 50);
+  EXPECT_EQ(o.timing, Timing::kIsolated);
   EXPECT_EQ(o.EffectiveSummaryWindow(), 75);
 }
 
@@ -100,6 +101,8 @@ TEST(OptionsTest, RefusesBadFlagsWithAMessageNamingThem) {
       {{"--release-threshold", "5"}, "applies to --allocator=async"},
       {{"--task", "classification", "--dims", "4,1"}, "output width of at least 2"},
       {{"--lr", "0"}, "--lr must be"},
+      {{"--timing", "sometimes"}, "--timing expects isolated or overlapped"},
+      {{"--gpu-warmup-ms", "-1"}, "--gpu-warmup-ms must be"},
       {{"--dims", "32768,32768,32768,32768,32768,32768"}, "GiB of device memory"},
       {{"--batch", "65536", "--dims", "65536,2"}, "2^31-1"},
   };

@@ -50,6 +50,7 @@ TEST(TrainerGpuTest, EveryAllocatorRunsBothModesWithSeveralNetworks) {
                                    AllocatorKind::kCaching, AllocatorKind::kCubecl}) {
     for (const Mode mode : {Mode::kFlat, Mode::kClimb}) {
       Options options;
+      options.gpu_warmup_ms = 0;
       options.allocator = kind;
       options.mode = mode;
       options.iters = 4;
@@ -74,6 +75,7 @@ TEST(TrainerGpuTest, EveryAllocatorRunsBothModesWithSeveralNetworks) {
 
 TEST(TrainerGpuTest, RetentionGrowsTheBucketAndPlainClimbDoesNot) {
   Options options;
+  options.gpu_warmup_ms = 0;
   options.mode = Mode::kClimb;
   options.iters = 30;
   options.inner_steps = 4;
@@ -98,6 +100,8 @@ TEST(TrainerGpuTest, SummaryOfAShortRunIsFinite) {
   Options options;
   options.iters = 12;
   options.inner_steps = 2;
+  options.gpu_warmup_ms = 0;
+  options.timing = Timing::kOverlapped;
   const TrainResult result = Train(options, nullptr);
   const Summary summary = Summarize(options, result.names, result.iterations);
   ASSERT_EQ(summary.rows.size(), 1u);

@@ -126,6 +126,17 @@ std::string SetActivation(Options& options, std::string_view value) {
   return "";
 }
 
+std::string SetTiming(Options& options, std::string_view value) {
+  if (value == "isolated") {
+    options.timing = Timing::kIsolated;
+  } else if (value == "overlapped") {
+    options.timing = Timing::kOverlapped;
+  } else {
+    return "expects isolated or overlapped";
+  }
+  return "";
+}
+
 std::string SetMetaPool(Options& options, std::string_view value) {
   if (value == "shared") {
     options.separate_meta_pool = false;
@@ -196,6 +207,8 @@ const std::vector<Flag>& Flags() {
       {"unrounded-meta", false, BoolFlag(&Options::rounded_meta, false)},
       {"stats", false, BoolFlag(&Options::stats, true)},
       {"json", false, BoolFlag(&Options::json, true)},
+      {"timing", true, SetTiming},
+      {"gpu-warmup-ms", true, IntFlag(&Options::gpu_warmup_ms)},
       {"warmup", true, IntFlag(&Options::warmup)},
       {"summary-window", true, IntFlag(&Options::summary_window)},
       {"device", true, IntFlag(&Options::device)},
@@ -244,6 +257,10 @@ const char* ActivationName(ActivationKind activation) {
   return activation == ActivationKind::kRelu ? "relu" : "gelu";
 }
 
+const char* TimingName(Timing timing) {
+  return timing == Timing::kIsolated ? "isolated" : "overlapped";
+}
+
 AllocatorConfig MakeAllocatorConfig(const Options& options) {
   AllocatorConfig config;
   config.kind = options.allocator;
@@ -261,7 +278,7 @@ AllocatorConfig MakeAllocatorConfig(const Options& options) {
 
 int Options::EffectiveWarmup() const {
   if (warmup >= 0) return std::min(warmup, iters - 1);
-  return std::min(10, iters / 10);
+  return std::min(50, iters / 10);
 }
 
 int Options::EffectiveSummaryWindow() const {
@@ -388,6 +405,9 @@ std::string ValidateOptions(const Options& o) {
     return "--warmup must be >= 0 and --summary-window >= 1";
   }
   if (o.device < 0) return "--device must be >= 0";
+  if (o.gpu_warmup_ms < 0 || o.gpu_warmup_ms > 60000) {
+    return "--gpu-warmup-ms must be in 0..60000";
+  }
   // Element counts must fit the kernels' 32-bit row/column arithmetic.
   const auto too_big = [&](const std::vector<int>& dims) {
     for (const int width : dims) {
@@ -440,6 +460,11 @@ allocators
   --cleanup-each-cycle     explicit allocator cleanup after each drop
   cubecl only: --no-window --no-size-match --no-persistent --align N (512)
                --meta-pool shared|separate --rounded-meta
+
+measurement
+  --timing isolated|overlapped   st per step with the stream synchronised around it (isolated)
+                           or the calls alone, queue back-pressure included (overlapped)
+  --gpu-warmup-ms N        untimed GPU work before iteration 0 (300)
 
 output
   --stats                  allocator counters per iteration

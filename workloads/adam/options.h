@@ -14,10 +14,16 @@ namespace cuclimb::workloads {
 enum class Mode { kFlat, kClimb };
 enum class Task { kRegression, kClassification };
 enum class ActivationKind { kRelu, kGelu };
+// How `st` is timed: `isolated` synchronises the stream before and after each timed optimizer
+// step, so st is that step's own latency (host issue + GPU tail); `overlapped` times the calls
+// alone, as an asynchronous framework sees them, and then includes back-pressure from earlier
+// queued work (noisy on the H200: docs/workload.md).
+enum class Timing { kIsolated, kOverlapped };
 
 const char* ModeName(Mode mode);
 const char* TaskName(Task task);
 const char* ActivationName(ActivationKind activation);
+const char* TimingName(Timing timing);
 
 struct Options {
   // The report's reproducer.
@@ -53,10 +59,13 @@ struct Options {
   uint64_t align = 512;
   bool separate_meta_pool = false;
   bool rounded_meta = false;
+  // Measurement.
+  Timing timing = Timing::kIsolated;
+  int gpu_warmup_ms = 300;  // untimed GEMMs before iteration 0, so clocks are up when it starts
   // Output.
   bool stats = false;
   bool json = false;
-  int warmup = -1;          // -1: min(10, iters / 10)
+  int warmup = -1;          // -1: min(50, iters / 10)
   int summary_window = -1;  // -1: max(1, iters / 20)
   int device = 0;
 

@@ -101,7 +101,7 @@ void Reporter::Header(const std::vector<std::string>& names) {
                  "\"retain_tiny\":%d,\"retain_params\":%s,\"separate_pools\":%s,"
                  "\"cleanup_each_cycle\":%s,\"window\":%s,\"size_match\":%s,"
                  "\"persistent_pool\":%s,\"align\":%" PRIu64 ",\"meta_pool\":\"%s\","
-                 "\"inplace_adam\":%s}}\n",
+                 "\"inplace_adam\":%s,\"timing\":\"%s\"}}\n",
                  ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
                  options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
                  dims.str().c_str(), edims.str().c_str(), options_.batch, options_.seed,
@@ -113,13 +113,13 @@ void Reporter::Header(const std::vector<std::string>& names) {
                  options_.size_match ? "true" : "false",
                  options_.persistent_pool ? "true" : "false", options_.align,
                  options_.separate_meta_pool ? "separate" : "shared",
-                 options_.inplace_adam ? "true" : "false");
+                 options_.inplace_adam ? "true" : "false", TimingName(options_.timing));
   } else {
     std::fprintf(out_,
                  "# cuclimb-adam mode=%s allocator=%s iters=%d inner=%d ephemeral_steps=%d "
                  "nets=%zu dims=%s edims=%s batch=%d task=%s retain_tiny=%d retain_params=%d "
                  "separate_pools=%d cleanup=%d window=%d size_match=%d persistent=%d "
-                 "align=%" PRIu64 " meta_pool=%s inplace_adam=%d\n",
+                 "align=%" PRIu64 " meta_pool=%s inplace_adam=%d timing=%s\n",
                  ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
                  options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
                  dims.str().c_str(), edims.str().c_str(), options_.batch,
@@ -127,7 +127,7 @@ void Reporter::Header(const std::vector<std::string>& names) {
                  options_.separate_pools, options_.cleanup_each_cycle,
                  options_.persistent_window, options_.size_match, options_.persistent_pool,
                  options_.align, options_.separate_meta_pool ? "separate" : "shared",
-                 options_.inplace_adam);
+                 options_.inplace_adam, TimingName(options_.timing));
   }
   std::fflush(out_);
 }
