@@ -88,7 +88,8 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   SegmentStats stats(reader.get(), options.iteration);
   std::vector<trace::Event> prefix;
   trace::Event ev{};
-  while (prefix.size() < kPrefixEvents && reader->Next(&ev)) {
+  const size_t prefix_cap = options.prefix_events > 0 ? options.prefix_events : kPrefixEvents;
+  while (prefix.size() < prefix_cap && reader->Next(&ev)) {
     stats.Observe(ev);
     prefix.push_back(ev);
   }

@@ -32,6 +32,9 @@ struct AnalyzeOptions {
   /// Directories searched, before the recorded path, for the ELF files named by `mapping`
   /// events (offline symbolization of PC frames).
   std::vector<std::string> symbol_dirs;
+  /// Events buffered to choose the iteration source before streaming (0 = 131072). Tests lower
+  /// it to exercise the second pass.
+  size_t prefix_events = 0;
   /// Called about every million events (and at the end of each pass) when set.
   std::function<void(const Progress&)> progress;
 };

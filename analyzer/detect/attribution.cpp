@@ -23,6 +23,21 @@ double RobustChange(absl::Span<const double> v) {
   return stats::Median(v.subspan(n - edge)) - stats::Median(v.subspan(0, edge));
 }
 
+double MaxAbs(absl::Span<const double> v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+double ResidualSd(absl::Span<const double> t, absl::Span<const double> v, const stats::OlsResult& fit) {
+  double ss = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double r = v[i] - (fit.intercept + fit.slope * t[i]);
+    ss += r * r;
+  }
+  return v.size() > 2 ? std::sqrt(ss / static_cast<double>(v.size() - 2)) : 0;
+}
+
 }  // namespace
 
 double HostSideShare(const Decomposition& d) {
@@ -63,6 +78,14 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
   }
   const double dr = RobustChange(y), dc = RobustChange(x);
   e.share = dr > 0 ? std::clamp(fit.slope * dc / dr, 0.0, 1.0) : 0.0;
+  // How visible C's own shape would be in R if C drove R.
+  const stats::OlsResult ct = stats::Ols(t, x), rt = stats::Ols(t, y);
+  // Round-off floors: a straight line's residuals are ~1e-16 of its scale, not a shape.
+  double sd_c = ResidualSd(t, x, ct), sd_r = ResidualSd(t, y, rt);
+  if (sd_c < 1e-9 * MaxAbs(x)) sd_c = 0;
+  if (sd_r < 1e-12 * MaxAbs(y)) sd_r = 0;
+  const double bt = ct.slope > 0 ? rt.slope / ct.slope : 0;
+  e.separation = sd_r > 0 ? std::fabs(bt) * sd_c / sd_r : (sd_c > 0 && bt != 0 ? 1e9 : 0);
   if (e.r < kUnrelatedR) {
     e.reason = absl::StrFormat("the range does not move with it (r = %.2f)", e.r);
     return e;
@@ -72,32 +95,33 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
     e.reason = absl::StrFormat("accounts for only %.0f%% of the range's growth", 100 * e.share);
     return e;
   }
-  if (std::fabs(e.r_index) < th.collinear_r) {
-    if (partial.defined && partial.r > 0 && partial.p < th.alpha) {
-      e.verdict = "explains";
-      e.reason = absl::StrFormat(
-          "the range follows its steps beyond the trend (partial r = %.2f given the iteration, "
-          "p = %.2g)",
-          partial.r, partial.p);
-    } else {
-      e.reason = absl::StrFormat(
-          "both rise, but the range follows the iteration index rather than its steps (partial "
-          "r = %.2f, p = %.2g)",
-          partial.r, partial.p);
-    }
+  if (partial.defined && partial.r > 0 && partial.p < th.alpha) {
+    e.verdict = "explains";
+    e.reason = absl::StrFormat(
+        "the range follows its ups and downs beyond the common trend (partial r = %.2f given the "
+        "iteration, p = %.2g)",
+        partial.r, partial.p);
+    return e;
+  }
+  if (e.separation >= th.min_separation) {
+    e.reason = absl::StrFormat(
+        "both rise, but the range does not follow its steps (partial r = %.2f, p = %.2g), which "
+        "would stand out %.1fx above the range's noise if it drove the range",
+        partial.r, partial.p, e.separation);
     return e;
   }
   const double host = HostSideShare(range.decomposition);
   if (host >= kHostSideMin) {
     e.verdict = "explains";
     e.reason = absl::StrFormat(
-        "grows linearly with the range, and %.0f%% of the range's growth is host-side (host "
-        "time and CUDA calls), where per-iteration state costs time",
+        "grows in step with the range (a straight line: statistics alone cannot separate it from "
+        "time), and %.0f%% of the range's growth is host-side (host time and CUDA calls), where "
+        "per-iteration state costs time",
         100 * host);
   } else {
     e.reason = absl::StrFormat(
-        "both rise linearly, but only %.0f%% of the range's growth is host-side; the rest is "
-        "synchronization wait or GPU time, which this state does not cause",
+        "both rise in straight lines, but only %.0f%% of the range's growth is host-side; the "
+        "rest is synchronization wait or GPU time, which this state does not cause",
         100 * host);
   }
   return e;

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // Does an accumulator explain a climbing range, or do the two merely rise together?
 //
-// Over the iterations after both warm-ups, with R the range's time and C the candidate:
+// Over the iterations after both warm-ups, with R the range's time, C the candidate and t the
+// iteration index:
 //  - share = b × ΔC / ΔR, b the least-squares slope of R on C and Δ the robust first → last
 //    change of each over that window, clamped to [0, 1]: the part of R's growth that C's growth
 //    accounts for if the relation is causal.
-//  - Two rising lines always correlate, so correlation alone is never enough:
-//    * When C is not collinear with the iteration index (|r(C, t)| < collinear_r: it grows in
-//      steps, bursts or curves), C explains R only if the partial correlation of R and C given
-//      t is positive and significant (p < alpha): R follows C's own shape, not just time.
-//    * When C is a straight line in t (the common case: a fixed leak per iteration), statistics
-//      cannot tell C from time. Then the range's decomposition decides: C explains R only if
-//      at least half of R's growth is host-side (host time between CUDA calls plus time inside
-//      CUDA calls), where allocator and bookkeeping costs land. Growth carried by
-//      synchronization wait or GPU kernel time is something host-side state does not cause.
-//  - In both cases share ≥ min_share is required. Otherwise the verdict is "correlated_only"
-//    (or "unrelated" when r < 0.3), with the reason.
+//  - Two rising lines always correlate, so correlation alone is never enough. What can tell a
+//    cause from a coincidence is C's own shape: its deviations from a straight line in t (steps,
+//    bursts, bends). If C drives R, R shows them too, scaled by b_t = slope(R~t) / slope(C~t).
+//    separation = b_t × sd(C − line) / sd(R − line) says how visible they would be in R.
+//    1. If the partial correlation of R and C given t is positive and significant (p < alpha)
+//       and share ≥ min_share: "explains" (R follows C's shape).
+//    2. Otherwise, if separation ≥ min_separation, the test had the power to see C's shape in R
+//       and did not: "correlated_only".
+//    3. Otherwise C is (nearly) a straight line in t, as a fixed leak per iteration is, and no
+//       statistic can tell it from time. The range's decomposition decides: "explains" if
+//       share ≥ min_share and at least half of R's growth is host-side (host time between CUDA
+//       calls plus time inside CUDA calls), where allocator and bookkeeping costs land. Growth
+//       carried by synchronization wait or GPU kernel time is not something host-side state
+//       causes: "correlated_only".
+//  - "unrelated" when R does not move with C at all (r < 0.3).
 #pragma once
 
 #include "report/report.h"

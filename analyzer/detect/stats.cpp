@@ -132,7 +132,7 @@ PartialResult PartialCorrelation(absl::Span<const double> x, absl::Span<const do
   if (n < 6) return out;
   const double rxy = Pearson(x, y), rxz = Pearson(x, z), ryz = Pearson(y, z);
   const double den = (1 - rxz * rxz) * (1 - ryz * ryz);
-  if (den < 1e-6) return out;
+  if (den < 1e-10) return out;
   out.r = std::clamp((rxy - rxz * ryz) / std::sqrt(den), -0.999999, 0.999999);
   out.defined = true;
   const double fz = std::atanh(out.r) * std::sqrt(static_cast<double>(n) - 4);

@@ -132,6 +132,7 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
                       {"r_index", R(e.r_index)},
                       {"partial_r", R(e.partial_r)},
                       {"partial_p", R(e.partial_p)},
+                      {"separation", R(e.separation)},
                       {"lag", R(e.lag)},
                       {"reason", e.reason}});
   }
@@ -316,7 +317,7 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
                            {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
                            {"min_iterations", t.min_iterations},
                            {"min_share", R(t.min_share)},
-                           {"collinear_r", R(t.collinear_r)}};
+                           {"min_separation", R(t.min_separation)}};
     j["iterations"] = IterationsJson(report.iterations, false);
     Json ranges = Json::array();
     for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));

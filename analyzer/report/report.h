@@ -124,6 +124,7 @@ struct Explanation {
   double r_index = 0;      // correlation of candidate with the iteration index
   double partial_r = 0;    // correlation of range and candidate given the index
   double partial_p = 1;
+  double separation = 0;   // how visible the candidate's own shape would be in the range
   double lag = 0;          // iterations by which the range trails the candidate (best of 0..3)
   std::string reason;      // one sentence
 };
@@ -283,7 +284,7 @@ struct Thresholds {
   int64_t warmup = -1;          // −1 = automatic
   int64_t min_iterations = 8;   // fewer tested points: no trend test
   double min_share = 0.25;      // an accumulator "explains" a range from this share up
-  double collinear_r = 0.98;    // |r(candidate, index)| above which statistics cannot separate
+  double min_separation = 1.0;  // shape test decides from this separation up (attribution.h)
 };
 
 struct Report {

@@ -29,6 +29,12 @@ std::string CleanRustLegacy(std::string s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
+    // A component that starts with an escape is written "_$...": the "_" is not part of it.
+    if (s[i] == '_' && i + 1 < s.size() && s[i + 1] == '$' &&
+        (out.empty() || (out.size() >= 2 && out.compare(out.size() - 2, 2, "::") == 0))) {
+      ++i;
+      continue;
+    }
     if (s[i] == '$') {
       bool done = false;
       for (const auto& [from, to] : kEscapes) {

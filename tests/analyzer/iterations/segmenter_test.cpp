@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Choosing the iteration source and assigning slots, including events that arrive late.
+#include "iterations/segmenter.h"
+
+#include <gtest/gtest.h>
+
+#include "trace_builder.h"
+
+namespace cuclimb::analysis {
+namespace {
+
+using testing::TraceBuilder;
+
+struct Chosen {
+  SegmentChoice choice;
+  std::string name;
+};
+
+Chosen Choose(const TraceBuilder& b, const std::string& user = "") {
+  const std::string bytes = b.ToBinary();
+  auto reader = trace::TraceReader::FromBuffer(bytes);
+  EXPECT_TRUE(reader.ok());
+  SegmentStats stats(reader->get(), user);
+  trace::Event ev{};
+  while ((*reader)->Next(&ev)) stats.Observe(ev);
+  LaunchPeriod launch;
+  if (uint32_t tid = stats.BusiestLaunchThread()) launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
+  Chosen c;
+  c.choice = ChooseSegmentation(stats, launch, **reader);
+  c.name = std::string((*reader)->Str(c.choice.name));
+  return c;
+}
+
+// `iterations` outer ranges on tid 1, each with `steps` step ranges and launches.
+void Loop(TraceBuilder* b, int iterations, int steps, uint32_t tid = 1, const char* outer = "iteration") {
+  int64_t t = 1000;
+  uint64_t corr = 0;
+  for (int i = 0; i < iterations; ++i) {
+    if (outer != nullptr) b->Push(t++, outer, tid);
+    for (int s = 0; s < steps; ++s) {
+      b->Push(t++, "step", tid);
+      b->Launch(t++, 1, "k", ++corr, 0x10, tid);
+      b->Pop(t++, tid);
+    }
+    if (outer != nullptr) b->Pop(t++, tid);
+  }
+}
+
+TEST(Segmenter, OutermostRepeatingRangeOnTheBusiestThread) {
+  TraceBuilder b;
+  Loop(&b, 20, 5);
+  const Chosen c = Choose(b);
+  EXPECT_EQ(c.choice.source, IterationSource::kRange);
+  EXPECT_EQ(c.name, "iteration");
+  EXPECT_EQ(c.choice.tid, 1u);
+}
+
+TEST(Segmenter, WrapperRangeThatDoesNotRepeatIsSkipped) {
+  TraceBuilder b;
+  b.Push(10, "train");
+  Loop(&b, 20, 5);
+  b.Pop(1'000'000);
+  EXPECT_EQ(Choose(b).name, "iteration");
+}
+
+TEST(Segmenter, BusiestThreadBeatsAnotherThreadsRanges) {
+  TraceBuilder b;
+  Loop(&b, 30, 2, /*tid=*/7, "ui_frame");  // a UI thread with many frames but fewer CUDA calls
+  Loop(&b, 20, 5, /*tid=*/1, "iteration");
+  const Chosen c = Choose(b);
+  EXPECT_EQ(c.name, "iteration");
+  EXPECT_EQ(c.choice.tid, 1u);
+}
+
+TEST(Segmenter, UserChoiceWinsAndFallsBackWhenAbsent) {
+  TraceBuilder b;
+  Loop(&b, 20, 5);
+  Chosen c = Choose(b, "step");
+  EXPECT_EQ(c.name, "step");
+  EXPECT_TRUE(c.choice.user);
+  c = Choose(b, "no_such_range");
+  EXPECT_EQ(c.name, "iteration");
+  EXPECT_FALSE(c.choice.user);
+  EXPECT_NE(c.choice.why.find("no range or mark is named"), std::string::npos);
+}
+
+TEST(Segmenter, MarksWhenNoRangeRepeats) {
+  TraceBuilder b;
+  for (int i = 0; i < 12; ++i) {
+    b.Mark(100 * i, "iter");
+    b.Launch(100 * i + 5, 1, "k", i + 1);
+  }
+  const Chosen c = Choose(b);
+  EXPECT_EQ(c.choice.source, IterationSource::kMark);
+  EXPECT_EQ(c.name, "iter");
+}
+
+TEST(Segmenter, LaunchPeriodWithoutNvtx) {
+  TraceBuilder b;
+  int64_t t = 0;
+  uint64_t corr = 0;
+  for (int i = 0; i < 30; ++i) {
+    b.Launch(t += 10, 1, "init", ++corr);
+    for (int k = 0; k < 6; ++k) b.Launch(t += 10, 1, k % 2 ? "a" : "b", ++corr);
+  }
+  const Chosen c = Choose(b);
+  EXPECT_EQ(c.choice.source, IterationSource::kLaunch);
+  EXPECT_EQ(c.name, "init");
+  EXPECT_EQ(c.choice.launch.period, 7);
+}
+
+TEST(Segmenter, NothingPeriodic) {
+  TraceBuilder b;
+  b.Alloc(10, 0x1000, 64);
+  const Chosen c = Choose(b);
+  EXPECT_EQ(c.choice.source, IterationSource::kNone);
+}
+
+TEST(Boundaries, SlotsGapsPrologueEpilogue) {
+  SegmentChoice choice;
+  choice.source = IterationSource::kRange;
+  choice.tid = 1;
+  choice.name = 5;
+  Boundaries b(choice);
+  auto push = [&](int64_t ts, uint32_t name) {
+    trace::Event e = format::MakeEvent(format::EventType::kPush);
+    e.ts = ts;
+    e.tid = 1;
+    e.name = name;
+    b.Observe(e);
+  };
+  auto pop = [&](int64_t ts) {
+    trace::Event e = format::MakeEvent(format::EventType::kPop);
+    e.ts = ts;
+    e.tid = 1;
+    b.Observe(e);
+  };
+  EXPECT_FALSE(b.Ready(50));  // nothing seen on the boundary thread yet
+  push(100, 5);
+  EXPECT_TRUE(b.Ready(100));
+  EXPECT_FALSE(b.Ready(101));
+  push(110, 6);  // a nested range: not a boundary
+  pop(120);
+  pop(200);
+  push(300, 5);
+  pop(400);
+  EXPECT_EQ(b.Slot(50), 0u);    // prologue
+  EXPECT_EQ(b.Slot(150), 1u);   // iteration 0
+  EXPECT_EQ(b.Slot(250), 2u);   // gap after iteration 0
+  EXPECT_EQ(b.Slot(300), 3u);   // iteration 1
+  EXPECT_EQ(b.Slot(450), 4u);   // after iteration 1
+  b.Finish();
+  EXPECT_EQ(b.count(), 2);
+  EXPECT_EQ(b.IterationOfSlot(0), -1);
+  EXPECT_EQ(b.IterationOfSlot(2), 0);   // the gap folds into its iteration
+  EXPECT_EQ(b.IterationOfSlot(3), 1);
+  EXPECT_EQ(b.IterationOfSlot(4), -2);  // after the last iteration: epilogue
+  const auto spans = b.Spans();
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[1].start_ns, 300);
+  EXPECT_EQ(spans[1].end_ns, 400);
+}
+
+TEST(Boundaries, MarksLeaveTheLastIterationOpen) {
+  SegmentChoice choice;
+  choice.source = IterationSource::kMark;
+  choice.tid = 1;
+  choice.name = 3;
+  Boundaries b(choice);
+  for (int64_t ts : {100, 200, 300}) {
+    trace::Event e = format::MakeEvent(format::EventType::kMark);
+    e.ts = ts;
+    e.tid = 1;
+    e.name = 3;
+    b.Observe(e);
+  }
+  b.Finish();
+  EXPECT_EQ(b.count(), 2);
+  EXPECT_EQ(b.IterationOfSlot(b.Slot(250)), 1);
+  EXPECT_EQ(b.IterationOfSlot(b.Slot(350)), -2);
+}
+
+}  // namespace
+}  // namespace cuclimb::analysis

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// C++ and Rust (legacy, v0) demangling.
+#include "symbols/demangle.h"
+
+#include <gtest/gtest.h>
+
+#include "symbols/symbolizer.h"
+
+namespace cuclimb::analysis {
+namespace {
+
+TEST(Demangle, Cxx) {
+  EXPECT_EQ(Demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"),
+            "std::vector<int, std::allocator<int> >::push_back(int const&)");
+  EXPECT_EQ(Demangle("main"), "main");
+  EXPECT_EQ(Demangle("_Znotmangled"), "_Znotmangled");
+}
+
+TEST(Demangle, RustLegacy) {
+  EXPECT_EQ(Demangle("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");
+  EXPECT_EQ(Demangle("_ZN49_$LT$mycrate..Foo$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE"),
+            "<mycrate::Foo as core::fmt::Debug>::fmt");
+}
+
+TEST(Demangle, RustV0Paths) {
+  EXPECT_EQ(Demangle("_RNvC7mycrate3foo"), "mycrate::foo");
+  EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+  EXPECT_EQ(Demangle("_RNvNtC7mycrate3bar3baz"), "mycrate::bar::baz");
+  EXPECT_EQ(Demangle("_RNCNvC7mycrate3foo0"), "mycrate::foo::{closure#0}");
+  EXPECT_EQ(Demangle("_RNvC7mycrate3foo.llvm.123"), "mycrate::foo");
+}
+
+TEST(Demangle, RustV0ImplsGenericsBackrefs) {
+  EXPECT_EQ(Demangle("_RNvMNtC7mycrate3fooNtB4_3Bar3new"), "<mycrate::Bar>::new");
+  EXPECT_EQ(Demangle("_RNvXC7mycrateNtB2_3FooNtNtC4core3fmt7Display3fmt"),
+            "<mycrate::Foo as core::fmt::Display>::fmt");
+  EXPECT_EQ(Demangle("_RINvC7mycrate3fooyE"), "mycrate::foo<u64>");
+  EXPECT_EQ(Demangle("_RINvC7mycrate3fooRShTlbEE"), "mycrate::foo<&[u8], (i32, bool)>");
+  EXPECT_EQ(Demangle("_RINvC7mycrate3fooKj5_E"), "mycrate::foo<5>");
+}
+
+TEST(Demangle, RustV0Garbage) {
+  EXPECT_EQ(Demangle("_RNvC"), "_RNvC");
+  EXPECT_EQ(Demangle("_RB0_"), "_RB0_");     // a back-reference to itself
+  EXPECT_EQ(Demangle("_RNvC999x"), "_RNvC999x");
+  std::string deep = "_R";
+  for (int i = 0; i < 1000; ++i) deep += "Nv";
+  EXPECT_EQ(Demangle(deep), deep);  // bounded recursion
+}
+
+TEST(ShortFunctionName, KeepsTheLastTwoComponents) {
+  EXPECT_EQ(ShortFunctionName("cubecl_runtime::memory_management::MemoryManagement::reserve"),
+            "MemoryManagement::reserve");
+  EXPECT_EQ(ShortFunctionName("ns::Pool<std::vector<int>>::Take(unsigned long) const"),
+            "Pool<std::vector<int>>::Take");
+  EXPECT_EQ(ShortFunctionName("main"), "main");
+}
+
+}  // namespace
+}  // namespace cuclimb::analysis
