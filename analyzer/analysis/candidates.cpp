@@ -180,12 +180,14 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         ks.allocs[name] = Sum(ks.allocs[name], h.in);
         ks.frees[name] = Sum(ks.frees[name], h.out);
       }
-      total_h.Add(h);
-      total_b.Add(b);
-      allocs_total = Sum(allocs_total, h.in);
-      frees_total = Sum(frees_total, h.out);
-      alloc_bytes_total = Sum(alloc_bytes_total, b.in);
-      temps = Sum(temps, f.Sum(s.temps));
+      if (key.kind != kVmmMappingKind) {  // mappings are not allocations: their memory is the handle's
+        total_h.Add(h);
+        total_b.Add(b);
+        allocs_total = Sum(allocs_total, h.in);
+        frees_total = Sum(frees_total, h.out);
+        alloc_bytes_total = Sum(alloc_bytes_total, b.in);
+        temps = Sum(temps, f.Sum(s.temps));
+      }
       const std::string acc_kind = AllocationKind(key.kind);
       const std::string gid = key.stack != 0 ? absl::StrCat(acc_kind, "|s", key.stack)
                                              : absl::StrCat(acc_kind, "|a", key.api, "|c", key.size_class);
@@ -472,9 +474,10 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   Temporaries& t = report->temporaries;
   t.count.assign(n, 0.0);
   t.bytes.assign(n, 0.0);
-  for (const AllocSeries& s : a.alloc_series) {
-    t.count = Sum(t.count, f.Sum(s.temps));
-    t.bytes = Sum(t.bytes, f.Sum(s.temp_bytes));
+  for (size_t k = 0; k < a.alloc_series.size(); ++k) {
+    if (a.alloc_keys[k].kind == kVmmMappingKind) continue;
+    t.count = Sum(t.count, f.Sum(a.alloc_series[k].temps));
+    t.bytes = Sum(t.bytes, f.Sum(a.alloc_series[k].temp_bytes));
   }
   for (double v : t.count) t.total += static_cast<uint64_t>(v);
   for (double v : t.bytes) t.total_bytes += static_cast<uint64_t>(v);

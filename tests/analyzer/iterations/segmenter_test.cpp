@@ -63,6 +63,15 @@ TEST(Segmenter, WrapperRangeThatDoesNotRepeatIsSkipped) {
   EXPECT_EQ(Choose(b).name, "iteration");
 }
 
+TEST(Segmenter, OuterRangeTooRareForATrendGivesWayToAFrequentInnerOne) {
+  TraceBuilder b;
+  Loop(&b, 3, 10, 1, "epoch");  // 3 epochs of 10 steps: steps are the better iterations
+  EXPECT_EQ(Choose(b).name, "step");
+  TraceBuilder c;
+  Loop(&c, 5, 1, 1, "iteration");  // nothing repeats 8 times: the outermost repeating range
+  EXPECT_EQ(Choose(c).name, "iteration");
+}
+
 TEST(Segmenter, BusiestThreadBeatsAnotherThreadsRanges) {
   TraceBuilder b;
   Loop(&b, 30, 2, /*tid=*/7, "ui_frame");  // a UI thread with many frames but fewer CUDA calls

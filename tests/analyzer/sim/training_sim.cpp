@@ -198,12 +198,12 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
     if (spike && k == 0) gap *= 5;
     t_ += J(gap);
     if (k == 1) {  // a temporary, allocated and freed inside the step
-      Alloc(kDeviceBase + 0x100000, 4096, MemoryKind::kPool, "cuMemAllocAsync", temp_site);
+      Alloc(kDeviceBase + 0x8000000, 4096, MemoryKind::kPool, "cuMemAllocAsync", temp_site);
     }
     double gpu = kGpuNs[k % 4];
     if (k % 4 == 2) gpu += o_.gpu_slowdown_ns * i;
     Launch(kKernels[k % 4], gpu);
-    if (k == 1) Free(kDeviceBase + 0x100000, MemoryKind::kPool, "cuMemFreeAsync");
+    if (k == 1) Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
   }
   // The step ends by waiting for its kernels (as an optimizer step that reads a loss would).
   Event& s = New(EventType::kSync, t_);
@@ -221,7 +221,7 @@ void Sim::Iteration(int i) {
   const uint64_t events_before = events_;
   if (o_.boundaries == SimOptions::Boundaries::kRange) {
     Push("iteration", i);
-  } else if (o_.boundaries == SimOptions::Boundaries::kMark && o_.nvtx) {
+  } else if (o_.boundaries == SimOptions::Boundaries::kMark) {
     New(EventType::kMark, t_).name = sink_.str("iteration");
     cur_.value = i;
     Emit();

@@ -27,7 +27,7 @@ struct SimOptions {
 
   enum class Boundaries { kRange, kMark, kNone };
   Boundaries boundaries = Boundaries::kRange;
-  bool nvtx = true;               // false: no NVTX at all (iterations from the launch period)
+  bool nvtx = true;               // false: no NVTX ranges (marks only with Boundaries::kMark)
   bool nested_in_train = false;  // wrap the loop in a "train" range (the iteration range is depth 1)
 
   // Accumulators: handles leaked per iteration (from leak_from up to leak_until, exclusive;
