@@ -10,13 +10,16 @@ __device__ inline float BlockSum(float value) {
   __shared__ float warp_sums[32];
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-  if (lane == 0) warp_sums[warp] = value;
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  if (lane == 0)
+    warp_sums[warp] = value;
   __syncthreads();
   const int warps = blockDim.x / 32;
   value = threadIdx.x < warps ? warp_sums[threadIdx.x] : 0.0f;
   if (warp == 0) {
-    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    for (int offset = 16; offset > 0; offset /= 2)
+      value += __shfl_down_sync(0xffffffffu, value, offset);
   }
   return value;
 }

@@ -23,10 +23,10 @@ inline constexpr int kExitCudaError = 3;
 
 }  // namespace cuclimb::kernels
 
-#define CUCLIMB_CUDA_CHECK(call)                                         \
-  do {                                                                   \
-    const cudaError_t cuclimb_status_ = (call);                          \
-    if (cuclimb_status_ != cudaSuccess) {                                \
+#define CUCLIMB_CUDA_CHECK(call)                                                \
+  do {                                                                          \
+    const cudaError_t cuclimb_status_ = (call);                                 \
+    if (cuclimb_status_ != cudaSuccess) {                                       \
       ::cuclimb::kernels::FailCuda(cuclimb_status_, #call, __FILE__, __LINE__); \
-    }                                                                    \
+    }                                                                           \
   } while (false)

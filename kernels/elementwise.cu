@@ -9,8 +9,8 @@ namespace {
 using internal::GridFor;
 using internal::kThreads;
 
-__global__ void AddBiasKernel(const float* x, const float* __restrict__ bias, float* y,
-                              size_t rows, size_t cols) {
+__global__ void AddBiasKernel(const float* x, const float* __restrict__ bias, float* y, size_t rows,
+                              size_t cols) {
   const size_t n = rows * cols;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -55,8 +55,8 @@ __global__ void ActivationForwardKernel(Activation act, const float* x, float* y
   }
 }
 
-__global__ void ActivationBackwardKernel(Activation act, const float* dy, const float* x,
-                                         float* dx, size_t n) {
+__global__ void ActivationBackwardKernel(Activation act, const float* dy, const float* x, float* dx,
+                                         size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     dx[i] = dy[i] * ActivationDerivative(act, x[i]);
@@ -65,23 +65,25 @@ __global__ void ActivationBackwardKernel(Activation act, const float* dy, const 
 
 }  // namespace
 
-void AddBias(const float* x, const float* bias, float* y, int rows, int cols,
-             cudaStream_t stream) {
-  if (rows <= 0 || cols <= 0) return;
+void AddBias(const float* x, const float* bias, float* y, int rows, int cols, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0)
+    return;
   const size_t n = static_cast<size_t>(rows) * cols;
   AddBiasKernel<<<GridFor(n), kThreads, 0, stream>>>(x, bias, y, rows, cols);
   CUCLIMB_CHECK_LAUNCH("AddBiasKernel");
 }
 
 void ActivationForward(Activation act, const float* x, float* y, size_t n, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0)
+    return;
   ActivationForwardKernel<<<GridFor(n), kThreads, 0, stream>>>(act, x, y, n);
   CUCLIMB_CHECK_LAUNCH("ActivationForwardKernel");
 }
 
 void ActivationBackward(Activation act, const float* dy, const float* x, float* dx, size_t n,
                         cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0)
+    return;
   ActivationBackwardKernel<<<GridFor(n), kThreads, 0, stream>>>(act, dy, x, dx, n);
   CUCLIMB_CHECK_LAUNCH("ActivationBackwardKernel");
 }

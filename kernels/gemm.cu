@@ -9,7 +9,7 @@ namespace {
 constexpr int kTileM = 64;
 constexpr int kTileN = 64;
 constexpr int kTileK = 16;
-constexpr int kThreadsPerSide = 16;                   // 16 x 16 = 256 threads
+constexpr int kThreadsPerSide = 16;                    // 16 x 16 = 256 threads
 constexpr int kPerThreadM = kTileM / kThreadsPerSide;  // 4
 constexpr int kPerThreadN = kTileN / kThreadsPerSide;  // 4
 
@@ -41,7 +41,8 @@ __global__ void __launch_bounds__(256)
       const int gk = k0 + kk;
       float value = 0.0f;
       if (gr < m && gk < k) {
-        value = kTransA ? a[static_cast<size_t>(gk) * lda + gr] : a[static_cast<size_t>(gr) * lda + gk];
+        value =
+            kTransA ? a[static_cast<size_t>(gk) * lda + gr] : a[static_cast<size_t>(gr) * lda + gk];
       }
       a_panel[kk][r] = value;
     }
@@ -52,7 +53,8 @@ __global__ void __launch_bounds__(256)
       const int gk = k0 + kk;
       float value = 0.0f;
       if (gc < n && gk < k) {
-        value = kTransB ? b[static_cast<size_t>(gc) * ldb + gk] : b[static_cast<size_t>(gk) * ldb + gc];
+        value =
+            kTransB ? b[static_cast<size_t>(gc) * ldb + gk] : b[static_cast<size_t>(gk) * ldb + gc];
       }
       b_panel[kk][cc] = value;
     }
@@ -77,11 +79,13 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
   for (int i = 0; i < kPerThreadM; ++i) {
     const int gr = row0 + tr + i * kThreadsPerSide;
-    if (gr >= m) continue;
+    if (gr >= m)
+      continue;
 #pragma unroll
     for (int j = 0; j < kPerThreadN; ++j) {
       const int gc = col0 + tc + j * kThreadsPerSide;
-      if (gc >= n) continue;
+      if (gc >= n)
+        continue;
       float* out = c + static_cast<size_t>(gr) * ldc + gc;
       // beta == 0 must not read C: callers hand in fresh, uninitialised outputs.
       *out = beta == 0.0f ? alpha * acc[i][j] : fmaf(alpha, acc[i][j], beta * *out);
@@ -93,19 +97,24 @@ __global__ void __launch_bounds__(256)
 
 void Gemm(Transpose trans_a, Transpose trans_b, int m, int n, int k, float alpha, const float* a,
           int lda, const float* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream) {
-  if (m <= 0 || n <= 0) return;
+  if (m <= 0 || n <= 0)
+    return;
   const dim3 grid((n + kTileN - 1) / kTileN, (m + kTileM - 1) / kTileM);
   const dim3 block(kThreadsPerSide * kThreadsPerSide);
   const bool ta = trans_a == Transpose::kYes;
   const bool tb = trans_b == Transpose::kYes;
   if (!ta && !tb) {
-    GemmKernel<false, false><<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    GemmKernel<false, false>
+        <<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else if (!ta && tb) {
-    GemmKernel<false, true><<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    GemmKernel<false, true>
+        <<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else if (ta && !tb) {
-    GemmKernel<true, false><<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    GemmKernel<true, false>
+        <<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
-    GemmKernel<true, true><<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    GemmKernel<true, true>
+        <<<grid, block, 0, stream>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   CUCLIMB_CHECK_LAUNCH("GemmKernel");
 }

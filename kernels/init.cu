@@ -50,20 +50,22 @@ __global__ void FillNormalKernel(float* x, size_t n, float mean, float stddev, u
 }  // namespace
 
 void Fill(float* x, size_t n, float value, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0)
+    return;
   FillKernel<<<GridFor(n), kThreads, 0, stream>>>(x, n, value);
   CUCLIMB_CHECK_LAUNCH("FillKernel");
 }
 
 void FillUniform(float* x, size_t n, float lo, float hi, uint64_t seed, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0)
+    return;
   FillUniformKernel<<<GridFor(n), kThreads, 0, stream>>>(x, n, lo, hi, seed);
   CUCLIMB_CHECK_LAUNCH("FillUniformKernel");
 }
 
-void FillNormal(float* x, size_t n, float mean, float stddev, uint64_t seed,
-                cudaStream_t stream) {
-  if (n == 0) return;
+void FillNormal(float* x, size_t n, float mean, float stddev, uint64_t seed, cudaStream_t stream) {
+  if (n == 0)
+    return;
   FillNormalKernel<<<GridFor(n), kThreads, 0, stream>>>(x, n, mean, stddev, seed);
   CUCLIMB_CHECK_LAUNCH("FillNormalKernel");
 }

@@ -27,8 +27,7 @@ void Gemm(Transpose trans_a, Transpose trans_b, int m, int n, int k, float alpha
           int lda, const float* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream);
 
 // y[r][c] = x[r][c] + bias[c]; x may equal y.
-void AddBias(const float* x, const float* bias, float* y, int rows, int cols,
-             cudaStream_t stream);
+void AddBias(const float* x, const float* bias, float* y, int rows, int cols, cudaStream_t stream);
 
 // out[c] = sum over r of x[r][c]: the bias gradient.
 void ColumnSum(const float* x, int rows, int cols, float* out, cudaStream_t stream);

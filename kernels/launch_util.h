@@ -23,11 +23,11 @@ inline unsigned int GridFor(std::size_t n) {
 }  // namespace cuclimb::kernels::internal
 
 // Checks the launch just queued; names the kernel so a failure is attributable.
-#define CUCLIMB_CHECK_LAUNCH(kernel_name)                                              \
-  do {                                                                                 \
-    const cudaError_t cuclimb_launch_status_ = cudaGetLastError();                     \
-    if (cuclimb_launch_status_ != cudaSuccess) {                                       \
-      ::cuclimb::kernels::FailCuda(cuclimb_launch_status_, "launch of " kernel_name,   \
-                                   __FILE__, __LINE__);                                \
-    }                                                                                  \
+#define CUCLIMB_CHECK_LAUNCH(kernel_name)                                                      \
+  do {                                                                                         \
+    const cudaError_t cuclimb_launch_status_ = cudaGetLastError();                             \
+    if (cuclimb_launch_status_ != cudaSuccess) {                                               \
+      ::cuclimb::kernels::FailCuda(cuclimb_launch_status_, "launch of " kernel_name, __FILE__, \
+                                   __LINE__);                                                  \
+    }                                                                                          \
   } while (false)

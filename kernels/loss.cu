@@ -21,7 +21,8 @@ __global__ void MseLossKernel(const float* __restrict__ pred, const float* __res
     sum += diff * diff;
   }
   sum = internal::BlockSum(sum);
-  if (threadIdx.x == 0) *loss = sum * inv_n;
+  if (threadIdx.x == 0)
+    *loss = sum * inv_n;
 }
 
 __global__ void SoftmaxCrossEntropyKernel(const float* __restrict__ logits,
@@ -46,14 +47,16 @@ __global__ void SoftmaxCrossEntropyKernel(const float* __restrict__ logits,
     }
   }
   sum = internal::BlockSum(sum);
-  if (threadIdx.x == 0) *loss = sum * inv_rows;
+  if (threadIdx.x == 0)
+    *loss = sum * inv_rows;
 }
 
 }  // namespace
 
 void MseLoss(const float* pred, const float* target, int rows, int cols, float* loss, float* grad,
              cudaStream_t stream) {
-  if (rows <= 0 || cols <= 0) return;
+  if (rows <= 0 || cols <= 0)
+    return;
   MseLossKernel<<<1, kLossThreads, 0, stream>>>(pred, target, static_cast<size_t>(rows) * cols,
                                                 loss, grad);
   CUCLIMB_CHECK_LAUNCH("MseLossKernel");
@@ -61,7 +64,8 @@ void MseLoss(const float* pred, const float* target, int rows, int cols, float* 
 
 void SoftmaxCrossEntropy(const float* logits, const int32_t* labels, int rows, int cols,
                          float* loss, float* grad, cudaStream_t stream) {
-  if (rows <= 0 || cols <= 0) return;
+  if (rows <= 0 || cols <= 0)
+    return;
   SoftmaxCrossEntropyKernel<<<1, kLossThreads, 0, stream>>>(logits, labels, rows, cols, loss, grad);
   CUCLIMB_CHECK_LAUNCH("SoftmaxCrossEntropyKernel");
 }

@@ -21,7 +21,8 @@ __global__ void ColumnSumKernel(const float* __restrict__ x, int rows, int cols,
   const int col = blockIdx.x * kColumnsPerBlock + threadIdx.x;
   float sum = 0.0f;
   if (col < cols) {
-    for (int r = threadIdx.y; r < rows; r += kRowLanes) sum += x[static_cast<size_t>(r) * cols + col];
+    for (int r = threadIdx.y; r < rows; r += kRowLanes)
+      sum += x[static_cast<size_t>(r) * cols + col];
   }
   partial[threadIdx.y][threadIdx.x] = sum;
   __syncthreads();
@@ -38,7 +39,8 @@ __global__ void ReduceSumKernel(const float* __restrict__ x, size_t n, float* __
   float sum = 0.0f;
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) sum += x[i];
   sum = internal::BlockSum(sum);
-  if (threadIdx.x == 0) *out = sum;
+  if (threadIdx.x == 0)
+    *out = sum;
 }
 
 __global__ void ArgmaxRowsKernel(const float* __restrict__ x, int rows, int cols,
@@ -47,7 +49,8 @@ __global__ void ArgmaxRowsKernel(const float* __restrict__ x, int rows, int cols
     const float* row = x + static_cast<size_t>(r) * cols;
     int best = 0;
     for (int c = 1; c < cols; ++c) {
-      if (row[c] > row[best]) best = c;
+      if (row[c] > row[best])
+        best = c;
     }
     labels[r] = best;
   }
@@ -56,7 +59,8 @@ __global__ void ArgmaxRowsKernel(const float* __restrict__ x, int rows, int cols
 }  // namespace
 
 void ColumnSum(const float* x, int rows, int cols, float* out, cudaStream_t stream) {
-  if (cols <= 0) return;
+  if (cols <= 0)
+    return;
   if (rows <= 0) {
     Fill(out, static_cast<size_t>(cols), 0.0f, stream);
     return;
@@ -74,9 +78,10 @@ void ReduceSum(const float* x, size_t n, float* out, cudaStream_t stream) {
 }
 
 void ArgmaxRows(const float* x, int rows, int cols, int32_t* labels, cudaStream_t stream) {
-  if (rows <= 0 || cols <= 0) return;
+  if (rows <= 0 || cols <= 0)
+    return;
   ArgmaxRowsKernel<<<GridFor(static_cast<size_t>(rows)), kThreads, 0, stream>>>(x, rows, cols,
-                                                                                 labels);
+                                                                                labels);
   CUCLIMB_CHECK_LAUNCH("ArgmaxRowsKernel");
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every kernel against a float64 CPU reference on fresh random data, outputs poisoned first.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <tuple>
+
+#include <gtest/gtest.h>
 
 #include "kernels/kernels.h"
 #include "tests/kernels/reference.h"
@@ -19,7 +19,8 @@ class KernelsTest : public ::testing::Test {
   void SetUp() override { RecordProperty("rng_seed", std::to_string(RngSeed())); }
   void TearDown() override {
     CUCLIMB_CUDA_CHECK(cudaDeviceSynchronize());
-    if (HasFailure()) std::printf("rng seed: %llu\n", static_cast<unsigned long long>(RngSeed()));
+    if (HasFailure())
+      std::printf("rng seed: %llu\n", static_cast<unsigned long long>(RngSeed()));
   }
 };
 
@@ -28,9 +29,9 @@ struct GemmShape {
 };
 
 TEST_F(KernelsTest, GemmMatchesReferenceForEveryTransposeAndShape) {
-  const GemmShape shapes[] = {{1, 1, 1},     {64, 256, 64},  {64, 8, 256},  {256, 8, 64},
-                              {63, 65, 17},  {130, 7, 300},  {5, 129, 1},   {200, 200, 0},
-                              {1, 300, 33},  {97, 1, 97}};
+  const GemmShape shapes[] = {{1, 1, 1},    {64, 256, 64}, {64, 8, 256}, {256, 8, 64},
+                              {63, 65, 17}, {130, 7, 300}, {5, 129, 1},  {200, 200, 0},
+                              {1, 300, 33}, {97, 1, 97}};
   const Transpose modes[] = {Transpose::kNo, Transpose::kYes};
   for (const GemmShape& s : shapes) {
     for (const Transpose ta : modes) {
@@ -80,8 +81,8 @@ TEST_F(KernelsTest, AddBiasOutOfPlaceAndInPlace) {
 }
 
 TEST_F(KernelsTest, ColumnSumAndReduceSum) {
-  for (const auto& [rows, cols] : {std::pair{64, 256}, std::pair{1, 8}, std::pair{513, 33},
-                                  std::pair{0, 5}}) {
+  for (const auto& [rows, cols] :
+       {std::pair{64, 256}, std::pair{1, 8}, std::pair{513, 33}, std::pair{0, 5}}) {
     const auto x = RandomVector(static_cast<std::size_t>(rows) * cols, -1, 1);
     std::vector<double> ref(cols, 0.0);
     for (int r = 0; r < rows; ++r) {
@@ -92,8 +93,8 @@ TEST_F(KernelsTest, ColumnSumAndReduceSum) {
     ColumnSum(dx.get(), rows, cols, dout.get(), nullptr);
     EXPECT_LT(RelativeError(dout.Download(), ref), kTolerance) << rows << "x" << cols;
   }
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000},
-                              std::size_t{100000}}) {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{100000}}) {
     const auto x = RandomVector(n, 0, 1);
     double ref = 0.0;
     for (const float v : x) ref += v;
@@ -188,7 +189,8 @@ TEST_F(KernelsTest, ArgmaxRowsFindsTheFirstMaximum) {
   for (int r = 0; r < rows; ++r) {
     int best = 0;
     for (int c = 1; c < cols; ++c) {
-      if (x[r * cols + c] > x[r * cols + best]) best = c;
+      if (x[r * cols + c] > x[r * cols + best])
+        best = c;
     }
     ref[r] = best;
   }
@@ -218,11 +220,13 @@ TEST_F(KernelsTest, AdamAndAdamWStepOutOfPlaceAndInPlace) {
       std::vector<double> rp(n), rm(n), rv(n), ru(n);
       for (std::size_t i = 0; i < n; ++i) {
         double grad = g[i];
-        if (!decoupled) grad += double(h.weight_decay) * p[i];
+        if (!decoupled)
+          grad += double(h.weight_decay) * p[i];
         rm[i] = 0.9 * m[i] + 0.1 * grad;
         rv[i] = 0.999 * v[i] + 0.001 * grad * grad;
         ru[i] = (rm[i] / h.bias_correction1) / (std::sqrt(rv[i] / h.bias_correction2) + 1e-8);
-        if (decoupled) ru[i] += double(h.weight_decay) * p[i];
+        if (decoupled)
+          ru[i] += double(h.weight_decay) * p[i];
         rp[i] = p[i] - double(h.lr) * ru[i];
       }
       DeviceBuffer<float> dp(p), dg(g), dm(m), dv(v), dpo(n), dmo(n), dvo(n), duo(n);
@@ -243,7 +247,7 @@ TEST_F(KernelsTest, AdamAndAdamWStepOutOfPlaceAndInPlace) {
         EXPECT_LT(RelativeError(dmo.Download(), rm), kTolerance);
         EXPECT_LT(RelativeError(dvo.Download(), rv), kTolerance);
         EXPECT_LT(RelativeError(duo.Download(), ru), 1e-4);  // u divides by sqrt(v): touchier
-        EXPECT_EQ(dp.Download(), p);  // inputs untouched out of place
+        EXPECT_EQ(dp.Download(), p);                         // inputs untouched out of place
       }
     }
   }

@@ -15,13 +15,15 @@ double RelativeError(const std::vector<float>& out, const std::vector<double>& r
   double norm = 0.0;
   double out_norm = 0.0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    if (std::isnan(out[i])) return std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(out[i]))
+      return std::numeric_limits<double>::quiet_NaN();
     const double d = static_cast<double>(out[i]) - ref[i];
     diff += d * d;
     norm += ref[i] * ref[i];
     out_norm += static_cast<double>(out[i]) * out[i];
   }
-  if (norm == 0.0) return std::sqrt(out_norm);
+  if (norm == 0.0)
+    return std::sqrt(out_norm);
   return std::sqrt(diff / norm);
 }
 
@@ -76,7 +78,8 @@ double ActivationDerivativeReference(Activation act, double x) {
 
 template <typename T>
 DeviceBuffer<T>::DeviceBuffer(std::size_t count) : count_(count) {
-  CUCLIMB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), std::max<std::size_t>(1, count) * sizeof(T)));
+  CUCLIMB_CUDA_CHECK(
+      cudaMalloc(reinterpret_cast<void**>(&data_), std::max<std::size_t>(1, count) * sizeof(T)));
 }
 
 template <typename T>
@@ -112,8 +115,8 @@ template class DeviceBuffer<float>;
 template class DeviceBuffer<int32_t>;
 
 uint64_t RngSeed() {
-  static const uint64_t seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^
-                               std::random_device{}();
+  static const uint64_t seed =
+      (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   return seed;
 }
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every allocator for real on the GPU: tensors filled by kernels through the launch path, read
 // back intact, live allocations disjoint, memory reused, everything returned at the end.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include <cuda_runtime_api.h>
+
+#include <gtest/gtest.h>
 
 #include "kernels/kernels.h"
 #include "workloads/adam/options.h"
@@ -38,8 +38,8 @@ class AllocatorsGpuTest : public ::testing::TestWithParam<Case> {
 
 std::vector<float> Download(const Tensor& t, cudaStream_t stream) {
   std::vector<float> host(t.numel());
-  CUCLIMB_CUDA_CHECK(cudaMemcpyAsync(host.data(), t.f32(), t.bytes(), cudaMemcpyDeviceToHost,
-                                     stream));
+  CUCLIMB_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), t.f32(), t.bytes(), cudaMemcpyDeviceToHost, stream));
   CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
 }
@@ -57,9 +57,11 @@ TEST_P(AllocatorsGpuTest, TensorsHoldTheirDataAndDoNotOverlap) {
   for (int round = 0; round < 3; ++round) {
     std::vector<Tensor> tensors;
     for (std::size_t i = 0; i < shapes.size(); ++i) {
-      if (round == 0) allocator->BeginPersistent();
+      if (round == 0)
+        allocator->BeginPersistent();
       tensors.push_back(Tensor::Empty(device, shapes[i].first, shapes[i].second));
-      if (round == 0) allocator->EndPersistent();
+      if (round == 0)
+        allocator->EndPersistent();
       Tensor& t = tensors.back();
       const float value = static_cast<float>(round * 100 + i);
       LaunchKernel(device, kKernelFill, {&t},
@@ -103,15 +105,14 @@ TEST_P(AllocatorsGpuTest, TensorsHoldTheirDataAndDoNotOverlap) {
   allocator->Cleanup();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    All, AllocatorsGpuTest,
-    ::testing::Values(Case{"direct", AllocatorKind::kDirect, false},
-                      Case{"async", AllocatorKind::kAsync, false},
-                      Case{"caching", AllocatorKind::kCaching, false},
-                      Case{"caching_nvtx", AllocatorKind::kCaching, true},
-                      Case{"cubecl", AllocatorKind::kCubecl, false},
-                      Case{"cubecl_nvtx", AllocatorKind::kCubecl, true}),
-    [](const auto& test_info) { return std::string(test_info.param.name); });
+INSTANTIATE_TEST_SUITE_P(All, AllocatorsGpuTest,
+                         ::testing::Values(Case{"direct", AllocatorKind::kDirect, false},
+                                           Case{"async", AllocatorKind::kAsync, false},
+                                           Case{"caching", AllocatorKind::kCaching, false},
+                                           Case{"caching_nvtx", AllocatorKind::kCaching, true},
+                                           Case{"cubecl", AllocatorKind::kCubecl, false},
+                                           Case{"cubecl_nvtx", AllocatorKind::kCubecl, true}),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST(DriverBackendGpuTest, EntryPointsAllocateCopyAndFence) {
   CUCLIMB_CUDA_CHECK(cudaSetDevice(0));

@@ -3,10 +3,10 @@
 // pattern replayed on the CPU (retention climbs, separate pools stay flat, cleanup doesn't cure).
 #include "workloads/allocators/cubecl/cubecl_allocator.h"
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/workloads/fake_backend.h"
 
@@ -88,10 +88,12 @@ class ReplayNet {
  public:
   ReplayNet(DeviceAllocator* allocator, bool window) : allocator_(allocator) {
     for (const std::size_t size : ParamSizes()) {
-      if (window) allocator_->BeginPersistent();
+      if (window)
+        allocator_->BeginPersistent();
       params_.push_back(allocator_->Allocate(size));
       Launch(*allocator_, 40);
-      if (window) allocator_->EndPersistent();
+      if (window)
+        allocator_->EndPersistent();
     }
   }
   ~ReplayNet() { Drop(); }
@@ -101,13 +103,13 @@ class ReplayNet {
     std::vector<Allocation> live;
     live.push_back(Alloc(64 * 64 * 4, 40));  // x
     live.push_back(Alloc(64 * 8 * 4, 88));   // teacher logits
-    for (const std::size_t size : {64 * 256 * 4, 64 * 256 * 4, 64 * 256 * 4, 64 * 256 * 4,
-                                   64 * 8 * 4}) {
+    for (const std::size_t size :
+         {64 * 256 * 4, 64 * 256 * 4, 64 * 256 * 4, 64 * 256 * 4, 64 * 8 * 4}) {
       live.push_back(Alloc(size, 88));
     }
     live.push_back(Alloc(64 * 8 * 4, 64));  // target
     Allocation loss = Alloc(4, 112);
-    live.push_back(Alloc(64 * 8 * 4, 0));   // dout (written by the loss launch)
+    live.push_back(Alloc(64 * 8 * 4, 0));  // dout (written by the loss launch)
     for (const std::size_t size : ParamSizes()) grads_.push_back(Alloc(size, 88));
     for (Allocation& a : live) allocator_->Free(std::move(a));
     return loss;
@@ -142,7 +144,8 @@ class ReplayNet {
   void Drop() {
     for (auto* list : {&params_, &m_, &v_, &grads_}) {
       for (Allocation& a : *list) {
-        if (a) allocator_->Free(std::move(a));
+        if (a)
+          allocator_->Free(std::move(a));
       }
       list->clear();
     }
@@ -150,13 +153,14 @@ class ReplayNet {
 
  private:
   static const std::vector<std::size_t>& ParamSizes() {
-    static const std::vector<std::size_t> sizes = {64 * 256 * 4, 256 * 4, 256 * 256 * 4,
+    static const std::vector<std::size_t> sizes = {64 * 256 * 4, 256 * 4,     256 * 256 * 4,
                                                    256 * 4,      256 * 8 * 4, 8 * 4};
     return sizes;
   }
   Allocation Alloc(std::size_t size, std::size_t metadata_bytes) {
     Allocation a = allocator_->Allocate(size);
-    if (metadata_bytes > 0) Launch(*allocator_, metadata_bytes);
+    if (metadata_bytes > 0)
+      Launch(*allocator_, metadata_bytes);
     return a;
   }
   DeviceAllocator* allocator_;
@@ -207,7 +211,8 @@ ReplayResult Replay(const ReplayConfig& config) {
         persistent.Optimize();
         cost += Work(shared.Stats()) - before;
         shared.Free(std::move(loss));
-        if (s >= config.ephemeral_steps) continue;
+        if (s >= config.ephemeral_steps)
+          continue;
         Allocation eloss = ephemeral.ForwardBackward();
         ephemeral.Optimize();
         if (s >= config.ephemeral_steps - config.retain_tiny) {
@@ -217,7 +222,8 @@ ReplayResult Replay(const ReplayConfig& config) {
         }
       }
       ephemeral.Drop();
-      if (config.cleanup) ephemeral_allocator->Cleanup();
+      if (config.cleanup)
+        ephemeral_allocator->Cleanup();
       result.cost.push_back(cost);
       result.device_allocs.push_back(backend.device_alloc_sizes.size() - allocs_before);
     }

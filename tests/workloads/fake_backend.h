@@ -34,7 +34,8 @@ class FakeBackend final : public MemoryBackend {
   }
   void DeviceFree(uint64_t address, StreamHandle /*stream*/) override {
     ++device_frees;
-    if (device_live.erase(address) == 0) ++bad_frees;
+    if (device_live.erase(address) == 0)
+      ++bad_frees;
   }
   void* HostAlloc(std::size_t size_bytes) override {
     void* pointer = std::calloc(1, size_bytes);
@@ -44,7 +45,8 @@ class FakeBackend final : public MemoryBackend {
   }
   void HostFree(void* pointer) override {
     ++host_frees;
-    if (host_live_.erase(pointer) == 0) ++bad_frees;
+    if (host_live_.erase(pointer) == 0)
+      ++bad_frees;
     std::free(pointer);
   }
   void CopyHostToDeviceAsync(uint64_t dst, const void* /*src*/, std::size_t size_bytes,

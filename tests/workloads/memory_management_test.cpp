@@ -22,7 +22,7 @@ TEST(LadderTest, MatchesTheH200Table) {
   ASSERT_EQ(ladder.size(), 7u);
   const double pages[] = {8.78 * kMiB, 35.1 * kMiB, 140.4 * kMiB, 562 * kMiB,
                           2.19 * kGiB, 8.78 * kGiB, 35.1 * kGiB};
-  const double slices[] = {140.4 * kKiB, 1.1 * kMiB, 8.78 * kMiB, 70.2 * kMiB,
+  const double slices[] = {140.4 * kKiB, 1.1 * kMiB,  8.78 * kMiB, 70.2 * kMiB,
                            562 * kMiB,   4.39 * kGiB, 35.1 * kGiB};
   for (std::size_t i = 0; i < ladder.size(); ++i) {
     EXPECT_NEAR(static_cast<double>(ladder[i].page_size), pages[i], pages[i] * 0.01) << i;

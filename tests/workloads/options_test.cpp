@@ -2,11 +2,11 @@
 // cuclimb-adam's flag parsing and validation: every bad input is refused before any CUDA call.
 #include "workloads/adam/options.h"
 
-#include <gtest/gtest.h>
-
 #include <initializer_list>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace cuclimb::workloads {
 namespace {
@@ -34,11 +34,30 @@ TEST(OptionsTest, DefaultsAreTheDocumentedReproducer) {
 }
 
 TEST(OptionsTest, ParsesBothValueFormsAndAliases) {
-  const ParseResult result =
-      Parse({"--mode", "climb", "--iters=20", "--inner", "6", "--inner-e=3", "--pdims",
-             "8,16,4", "--edims=8,32,4", "--allocator", "cubecl", "--retain-tiny", "2",
-             "--separate-pools", "--no-window", "--align=64", "--meta-pool", "separate",
-             "--json", "--stats", "--seed", "7", "--task", "classification"});
+  const ParseResult result = Parse({"--mode",
+                                    "climb",
+                                    "--iters=20",
+                                    "--inner",
+                                    "6",
+                                    "--inner-e=3",
+                                    "--pdims",
+                                    "8,16,4",
+                                    "--edims=8,32,4",
+                                    "--allocator",
+                                    "cubecl",
+                                    "--retain-tiny",
+                                    "2",
+                                    "--separate-pools",
+                                    "--no-window",
+                                    "--align=64",
+                                    "--meta-pool",
+                                    "separate",
+                                    "--json",
+                                    "--stats",
+                                    "--seed",
+                                    "7",
+                                    "--task",
+                                    "classification"});
   ASSERT_TRUE(result.ok) << result.error;
   const Options& o = result.options;
   EXPECT_EQ(o.mode, Mode::kClimb);

@@ -82,9 +82,7 @@ TEST_F(PoolsTest, SlicedPoolCleanupKeepsPagesWithDeadBytes) {
   EXPECT_EQ(backend_.device_frees, frees_before);
 
   SlicedPool clean_pool(kPage, kMaxSlice, 512);
-  {
-    Reservation r = clean_pool.Alloc(4096, storage_, &stats_);
-  }
+  { Reservation r = clean_pool.Alloc(4096, storage_, &stats_); }
   clean_pool.Cleanup(storage_);
   storage_.Flush();
   EXPECT_TRUE(clean_pool.pages().empty());

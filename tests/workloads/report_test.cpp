@@ -2,10 +2,10 @@
 // Summarize(): windowed medians, percentages and loss windows over synthetic records.
 #include "workloads/adam/report.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace cuclimb::workloads {
 namespace {

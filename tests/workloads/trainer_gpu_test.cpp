@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Short training runs on the GPU: the loss goes down, every allocator completes both modes, and
 // retention grows the cubecl model's 512-byte bucket while a plain climb does not.
-#include "workloads/adam/trainer.h"
+#include <cmath>
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include "workloads/adam/report.h"
+#include "workloads/adam/trainer.h"
 
 namespace cuclimb::workloads {
 namespace {

@@ -17,9 +17,8 @@ void AdamOptimizer::Step(const std::vector<Tensor*>& params, std::vector<Tensor>
     for (const Tensor* param : params) {
       for (auto* moments : {&m_, &v_}) {
         Tensor zeros = Tensor::Empty(device_, param->rows(), param->cols());
-        LaunchKernel(device_, kKernelFill, {&zeros}, [&] {
-          kernels::Fill(zeros.f32(), zeros.numel(), 0.0f, device_.stream);
-        });
+        LaunchKernel(device_, kKernelFill, {&zeros},
+                     [&] { kernels::Fill(zeros.f32(), zeros.numel(), 0.0f, device_.stream); });
         moments->push_back(std::move(zeros));
       }
     }

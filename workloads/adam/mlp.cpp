@@ -86,7 +86,8 @@ std::vector<Tensor> Mlp::Backward(const Tensor& x, ForwardCache cache, Tensor ou
     });
     grads[2 * l] = std::move(dw);
     grads[2 * l + 1] = std::move(db);
-    if (l == 0) break;
+    if (l == 0)
+      break;
     // dInput = grad * W^T: (batch x out) * (out x in), then through the activation.
     Tensor dinput = Tensor::Empty(device_, grad.rows(), w.rows());
     LaunchKernel(device_, kKernelGemm, {&grad, &w, &dinput}, [&] {
@@ -99,8 +100,8 @@ std::vector<Tensor> Mlp::Backward(const Tensor& x, ForwardCache cache, Tensor ou
     const Tensor& pre = cache.pre_activations[l - 1];
     Tensor dpre = Tensor::Empty(device_, dinput.rows(), dinput.cols());
     LaunchKernel(device_, kKernelActivationBackward, {&dinput, &pre, &dpre}, [&] {
-      kernels::ActivationBackward(activation_, dinput.f32(), pre.f32(), dpre.f32(),
-                                  dpre.numel(), device_.stream);
+      kernels::ActivationBackward(activation_, dinput.f32(), pre.f32(), dpre.f32(), dpre.numel(),
+                                  device_.stream);
     });
     cache.pre_activations[l - 1].Reset();
     grad = std::move(dpre);

@@ -23,14 +23,16 @@ constexpr uint64_t kMaxDeviceBytes = uint64_t{100} << 30;
 
 template <typename T>
 bool ParseInteger(std::string_view text, T* out) {
-  if (text.empty()) return false;
+  if (text.empty())
+    return false;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, *out);
   return ec == std::errc() && ptr == end;
 }
 
 bool ParseFloat(std::string_view text, float* out) {
-  if (text.empty()) return false;
+  if (text.empty())
+    return false;
   // from_chars for float is in GCC 12's libstdc++.
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, *out);
@@ -42,9 +44,11 @@ bool ParseDims(std::string_view text, std::vector<int>* out) {
   while (true) {
     const std::size_t comma = text.find(',');
     int width = 0;
-    if (!ParseInteger(text.substr(0, comma), &width)) return false;
+    if (!ParseInteger(text.substr(0, comma), &width))
+      return false;
     out->push_back(width);
-    if (comma == std::string_view::npos) return true;
+    if (comma == std::string_view::npos)
+      return true;
     text.remove_prefix(comma + 1);
   }
 }
@@ -59,14 +63,16 @@ struct Flag {
 
 Setter IntFlag(int Options::*field) {
   return [field](Options& options, std::string_view value) -> std::string {
-    if (!ParseInteger(value, &(options.*field))) return "expects an integer";
+    if (!ParseInteger(value, &(options.*field)))
+      return "expects an integer";
     return "";
   };
 }
 
 Setter FloatFlag(float Options::*field) {
   return [field](Options& options, std::string_view value) -> std::string {
-    if (!ParseFloat(value, &(options.*field))) return "expects a number";
+    if (!ParseFloat(value, &(options.*field)))
+      return "expects a number";
     return "";
   };
 }
@@ -216,7 +222,9 @@ const std::vector<Flag>& Flags() {
   return flags;
 }
 
-bool IsPowerOfTwo(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+bool IsPowerOfTwo(uint64_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
+}
 
 std::string ValidateDims(const char* flag, const std::vector<int>& dims) {
   if (dims.size() < 2 || dims.size() > kMaxLayers + 1) {
@@ -247,7 +255,9 @@ uint64_t NetworkBytes(const std::vector<int>& dims, int batch) {
 
 }  // namespace
 
-const char* ModeName(Mode mode) { return mode == Mode::kFlat ? "flat" : "climb"; }
+const char* ModeName(Mode mode) {
+  return mode == Mode::kFlat ? "flat" : "climb";
+}
 
 const char* TaskName(Task task) {
   return task == Task::kRegression ? "regression" : "classification";
@@ -277,7 +287,8 @@ AllocatorConfig MakeAllocatorConfig(const Options& options) {
 }
 
 int Options::EffectiveWarmup() const {
-  if (warmup >= 0) return std::min(warmup, iters - 1);
+  if (warmup >= 0)
+    return std::min(warmup, iters - 1);
   return std::min(50, iters / 10);
 }
 
@@ -323,8 +334,8 @@ ParseResult ParseOptions(int argc, const char* const* argv) {
       has_inline_value = true;
     }
     const auto& flags = Flags();
-    const auto flag = std::find_if(flags.begin(), flags.end(),
-                                   [&](const Flag& f) { return name == f.name; });
+    const auto flag =
+        std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return name == f.name; });
     if (flag == flags.end()) {
       result.error = "unknown flag --" + std::string(name) + " (see --help)";
       return result;
@@ -360,19 +371,26 @@ std::string ValidateOptions(const Options& o) {
     return "--ephemeral-steps must be in 1..--inner-steps (" + std::to_string(o.inner_steps) +
            "); the ephemeral network trains inside the same inner loop";
   }
-  if (o.nets < 1 || o.nets > kMaxNets) return "--nets must be in 1.." + std::to_string(kMaxNets);
-  if (std::string error = ValidateDims("dims", o.dims); !error.empty()) return error;
+  if (o.nets < 1 || o.nets > kMaxNets)
+    return "--nets must be in 1.." + std::to_string(kMaxNets);
+  if (std::string error = ValidateDims("dims", o.dims); !error.empty())
+    return error;
   if (!o.ephemeral_dims.empty()) {
-    if (std::string error = ValidateDims("edims", o.ephemeral_dims); !error.empty()) return error;
+    if (std::string error = ValidateDims("edims", o.ephemeral_dims); !error.empty())
+      return error;
   }
-  if (o.batch < 1 || o.batch > kMaxBatch) return "--batch must be in 1.." + std::to_string(kMaxBatch);
+  if (o.batch < 1 || o.batch > kMaxBatch)
+    return "--batch must be in 1.." + std::to_string(kMaxBatch);
   if (o.task == Task::kClassification &&
       (o.dims.back() < 2 || o.EffectiveEphemeralDims().back() < 2)) {
     return "--task classification needs an output width of at least 2";
   }
-  if (!(o.lr > 0.0f) || o.lr > 1.0f) return "--lr must be in (0, 1]";
-  if (!(o.weight_decay >= 0.0f) || o.weight_decay > 1.0f) return "--weight-decay must be in [0, 1]";
-  if (o.retain_tiny < 0) return "--retain-tiny must be >= 0";
+  if (!(o.lr > 0.0f) || o.lr > 1.0f)
+    return "--lr must be in (0, 1]";
+  if (!(o.weight_decay >= 0.0f) || o.weight_decay > 1.0f)
+    return "--weight-decay must be in [0, 1]";
+  if (o.retain_tiny < 0)
+    return "--retain-tiny must be >= 0";
   if (o.mode == Mode::kFlat && (o.retain_tiny > 0 || o.retain_params)) {
     return "--retain-tiny/--retain-params retain the ephemeral network's tensors: they need "
            "--mode climb";
@@ -384,11 +402,11 @@ std::string ValidateOptions(const Options& o) {
   }
   const bool cubecl = o.allocator == AllocatorKind::kCubecl;
   const Options defaults;
-  if (!cubecl && (o.persistent_window != defaults.persistent_window ||
-                  o.size_match != defaults.size_match ||
-                  o.persistent_pool != defaults.persistent_pool || o.align != defaults.align ||
-                  o.separate_meta_pool != defaults.separate_meta_pool ||
-                  o.rounded_meta != defaults.rounded_meta)) {
+  if (!cubecl &&
+      (o.persistent_window != defaults.persistent_window || o.size_match != defaults.size_match ||
+       o.persistent_pool != defaults.persistent_pool || o.align != defaults.align ||
+       o.separate_meta_pool != defaults.separate_meta_pool ||
+       o.rounded_meta != defaults.rounded_meta)) {
     return "--no-window, --no-size-match, --no-persistent, --align, --meta-pool and "
            "--rounded-meta are knobs of --allocator=cubecl";
   }
@@ -404,17 +422,20 @@ std::string ValidateOptions(const Options& o) {
   if (o.warmup < -1 || o.summary_window < -1 || o.summary_window == 0) {
     return "--warmup must be >= 0 and --summary-window >= 1";
   }
-  if (o.device < 0) return "--device must be >= 0";
+  if (o.device < 0)
+    return "--device must be >= 0";
   if (o.gpu_warmup_ms < 0 || o.gpu_warmup_ms > 60000) {
     return "--gpu-warmup-ms must be in 0..60000";
   }
   // Element counts must fit the kernels' 32-bit row/column arithmetic.
   const auto too_big = [&](const std::vector<int>& dims) {
     for (const int width : dims) {
-      if (static_cast<uint64_t>(width) * o.batch > (uint64_t{1} << 31) - 1) return true;
+      if (static_cast<uint64_t>(width) * o.batch > (uint64_t{1} << 31) - 1)
+        return true;
     }
     for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
-      if (static_cast<uint64_t>(dims[i]) * dims[i + 1] > (uint64_t{1} << 31) - 1) return true;
+      if (static_cast<uint64_t>(dims[i]) * dims[i + 1] > (uint64_t{1} << 31) - 1)
+        return true;
     }
     return false;
   };

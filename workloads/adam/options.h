@@ -69,7 +69,9 @@ struct Options {
   int summary_window = -1;  // -1: max(1, iters / 20)
   int device = 0;
 
-  int EffectiveEphemeralSteps() const { return ephemeral_steps > 0 ? ephemeral_steps : inner_steps; }
+  int EffectiveEphemeralSteps() const {
+    return ephemeral_steps > 0 ? ephemeral_steps : inner_steps;
+  }
   const std::vector<int>& EffectiveEphemeralDims() const {
     return ephemeral_dims.empty() ? dims : ephemeral_dims;
   }

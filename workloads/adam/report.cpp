@@ -11,14 +11,16 @@ namespace cuclimb::workloads {
 namespace {
 
 double Median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
+  if (values.empty())
+    return 0.0;
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
 double Mean(const std::vector<double>& values) {
-  if (values.empty()) return 0.0;
+  if (values.empty())
+    return 0.0;
   double sum = 0.0;
   for (const double v : values) sum += v;
   return sum / static_cast<double>(values.size());
@@ -42,7 +44,8 @@ std::string Signed(double value) {
 
 // Loss values can be NaN if training diverged; JSON has no NaN.
 std::string JsonNumber(double value, int digits) {
-  if (!std::isfinite(value)) return "null";
+  if (!std::isfinite(value))
+    return "null";
   return Fixed(value, digits);
 }
 
@@ -94,26 +97,26 @@ void Reporter::Header(const std::vector<std::string>& names) {
   const auto& e = options_.EffectiveEphemeralDims();
   for (std::size_t i = 0; i < e.size(); ++i) edims << (i ? "," : "") << e[i];
   if (options_.json) {
-    std::fprintf(out_,
-                 "{\"config\":{\"mode\":\"%s\",\"allocator\":\"%s\",\"iters\":%d,"
-                 "\"inner_steps\":%d,\"ephemeral_steps\":%d,\"nets\":%zu,\"dims\":[%s],"
-                 "\"edims\":[%s],\"batch\":%d,\"seed\":%" PRIu64 ",\"task\":\"%s\","
-                 "\"retain_tiny\":%d,\"retain_params\":%s,\"separate_pools\":%s,"
-                 "\"cleanup_each_cycle\":%s,\"window\":%s,\"size_match\":%s,"
-                 "\"persistent_pool\":%s,\"align\":%" PRIu64 ",\"meta_pool\":\"%s\","
-                 "\"inplace_adam\":%s,\"timing\":\"%s\"}}\n",
-                 ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
-                 options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
-                 dims.str().c_str(), edims.str().c_str(), options_.batch, options_.seed,
-                 TaskName(options_.task), options_.retain_tiny,
-                 options_.retain_params ? "true" : "false",
-                 options_.separate_pools ? "true" : "false",
-                 options_.cleanup_each_cycle ? "true" : "false",
-                 options_.persistent_window ? "true" : "false",
-                 options_.size_match ? "true" : "false",
-                 options_.persistent_pool ? "true" : "false", options_.align,
-                 options_.separate_meta_pool ? "separate" : "shared",
-                 options_.inplace_adam ? "true" : "false", TimingName(options_.timing));
+    std::fprintf(
+        out_,
+        "{\"config\":{\"mode\":\"%s\",\"allocator\":\"%s\",\"iters\":%d,"
+        "\"inner_steps\":%d,\"ephemeral_steps\":%d,\"nets\":%zu,\"dims\":[%s],"
+        "\"edims\":[%s],\"batch\":%d,\"seed\":%" PRIu64
+        ",\"task\":\"%s\","
+        "\"retain_tiny\":%d,\"retain_params\":%s,\"separate_pools\":%s,"
+        "\"cleanup_each_cycle\":%s,\"window\":%s,\"size_match\":%s,"
+        "\"persistent_pool\":%s,\"align\":%" PRIu64
+        ",\"meta_pool\":\"%s\","
+        "\"inplace_adam\":%s,\"timing\":\"%s\"}}\n",
+        ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
+        options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(), dims.str().c_str(),
+        edims.str().c_str(), options_.batch, options_.seed, TaskName(options_.task),
+        options_.retain_tiny, options_.retain_params ? "true" : "false",
+        options_.separate_pools ? "true" : "false", options_.cleanup_each_cycle ? "true" : "false",
+        options_.persistent_window ? "true" : "false", options_.size_match ? "true" : "false",
+        options_.persistent_pool ? "true" : "false", options_.align,
+        options_.separate_meta_pool ? "separate" : "shared",
+        options_.inplace_adam ? "true" : "false", TimingName(options_.timing));
   } else {
     std::fprintf(out_,
                  "# cuclimb-adam mode=%s allocator=%s iters=%d inner=%d ephemeral_steps=%d "
@@ -122,12 +125,12 @@ void Reporter::Header(const std::vector<std::string>& names) {
                  "align=%" PRIu64 " meta_pool=%s inplace_adam=%d timing=%s\n",
                  ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
                  options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
-                 dims.str().c_str(), edims.str().c_str(), options_.batch,
-                 TaskName(options_.task), options_.retain_tiny, options_.retain_params,
-                 options_.separate_pools, options_.cleanup_each_cycle,
-                 options_.persistent_window, options_.size_match, options_.persistent_pool,
-                 options_.align, options_.separate_meta_pool ? "separate" : "shared",
-                 options_.inplace_adam, TimingName(options_.timing));
+                 dims.str().c_str(), edims.str().c_str(), options_.batch, TaskName(options_.task),
+                 options_.retain_tiny, options_.retain_params, options_.separate_pools,
+                 options_.cleanup_each_cycle, options_.persistent_window, options_.size_match,
+                 options_.persistent_pool, options_.align,
+                 options_.separate_meta_pool ? "separate" : "shared", options_.inplace_adam,
+                 TimingName(options_.timing));
   }
   std::fflush(out_);
 }
@@ -144,10 +147,10 @@ std::string Reporter::StatsText(const IterationRecord& r) const {
        << " dev_allocs=" << s.device_allocs - p.device_allocs
        << " dev_frees=" << s.device_frees - p.device_frees
        << " host_allocs=" << s.host_allocs - p.host_allocs
-       << " event_waits=" << s.event_waits - p.event_waits
-       << " slots=" << s.persistent_slots << " bucket_max=" << s.largest_bucket_slots
-       << " pages=" << s.pages << " slices=" << s.slices << " dead_bytes=" << s.dead_bytes
-       << " reserved_bytes=" << s.reserved_bytes << " live=" << s.live_handles;
+       << " event_waits=" << s.event_waits - p.event_waits << " slots=" << s.persistent_slots
+       << " bucket_max=" << s.largest_bucket_slots << " pages=" << s.pages << " slices=" << s.slices
+       << " dead_bytes=" << s.dead_bytes << " reserved_bytes=" << s.reserved_bytes
+       << " live=" << s.live_handles;
   return text.str();
 }
 
@@ -188,9 +191,11 @@ void Reporter::Iteration(const std::vector<std::string>& names, const IterationR
       line << (n ? "," : "") << "\"" << names[n] << "\":" << JsonNumber(r.loss[n], 6);
     }
     line << "}";
-    if (options_.mode == Mode::kClimb) line << ",\"eph_loss\":" << JsonNumber(r.ephemeral_loss, 6);
+    if (options_.mode == Mode::kClimb)
+      line << ",\"eph_loss\":" << JsonNumber(r.ephemeral_loss, 6);
     line << ",\"wall_ms\":" << Fixed(r.wall_ms, 4);
-    if (options_.stats) line << StatsJson(r);
+    if (options_.stats)
+      line << StatsJson(r);
     line << "}";
     std::fprintf(out_, "%s\n", line.str().c_str());
   } else {
@@ -203,9 +208,11 @@ void Reporter::Iteration(const std::vector<std::string>& names, const IterationR
       }
     }
     line << " gpu_st=" << Fixed(r.gpu_st_ms[0], 3) << "ms loss=" << Fixed(r.loss[0], 5);
-    if (options_.mode == Mode::kClimb) line << " eph_loss=" << Fixed(r.ephemeral_loss, 5);
+    if (options_.mode == Mode::kClimb)
+      line << " eph_loss=" << Fixed(r.ephemeral_loss, 5);
     line << " wall=" << Fixed(r.wall_ms, 2) << "ms";
-    if (options_.stats) line << StatsText(r);
+    if (options_.stats)
+      line << StatsText(r);
     std::fprintf(out_, "%s\n", line.str().c_str());
   }
   previous_ = r.stats;
@@ -219,10 +226,9 @@ void Reporter::Final(const Summary& summary) {
                    "\"st_first_ms\":%.4f,\"st_last_ms\":%.4f,\"st_change_pct\":%.2f,"
                    "\"gpu_st_first_ms\":%.4f,\"gpu_st_last_ms\":%.4f,\"gpu_st_change_pct\":%.2f,"
                    "\"loss_first\":%s,\"loss_last\":%s}}\n",
-                   row.net.c_str(), summary.warmup, summary.window, row.st_first_ms,
-                   row.st_last_ms, row.st_change_pct, row.gpu_first_ms, row.gpu_last_ms,
-                   row.gpu_change_pct, JsonNumber(row.loss_first, 6).c_str(),
-                   JsonNumber(row.loss_last, 6).c_str());
+                   row.net.c_str(), summary.warmup, summary.window, row.st_first_ms, row.st_last_ms,
+                   row.st_change_pct, row.gpu_first_ms, row.gpu_last_ms, row.gpu_change_pct,
+                   JsonNumber(row.loss_first, 6).c_str(), JsonNumber(row.loss_last, 6).c_str());
     } else {
       std::fprintf(out_,
                    "summary[%s]: st %.3f -> %.3f ms (%s%%)  gpu_st %.3f -> %.3f ms (%s%%)  "

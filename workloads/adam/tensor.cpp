@@ -41,7 +41,8 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
 }
 
 void Tensor::Reset() {
-  if (allocation_ && allocator_ != nullptr) allocator_->Free(std::move(allocation_));
+  if (allocation_ && allocator_ != nullptr)
+    allocator_->Free(std::move(allocation_));
   allocation_ = Allocation{};
   allocator_ = nullptr;
 }

@@ -88,8 +88,8 @@ struct StepTiming {
 };
 
 // One training step: data, forward, loss, backward, optimizer. Returns the 1 x 1 loss tensor.
-Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net,
-                 DataSource& data, StepTiming* timing) {
+Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net, DataSource& data,
+                 StepTiming* timing) {
   ScopedRange step_range(domain, net.ranges.step);
   const Device& device = net.device;
   const int batch = options.batch;
@@ -107,8 +107,8 @@ Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net,
     });
     Tensor logits = Tensor::Empty(device, batch, out);
     LaunchKernel(device, kKernelGemm, {&x, &data.teacher, &logits}, [&] {
-      kernels::Gemm(kernels::Transpose::kNo, kernels::Transpose::kNo, batch, out, in, 1.0f,
-                    x.f32(), in, data.teacher.f32(), out, 0.0f, logits.f32(), out, device.stream);
+      kernels::Gemm(kernels::Transpose::kNo, kernels::Transpose::kNo, batch, out, in, 1.0f, x.f32(),
+                    in, data.teacher.f32(), out, 0.0f, logits.f32(), out, device.stream);
     });
     cache = net.mlp->Forward(x);
     output_grad = Tensor::Empty(device, batch, out);
@@ -127,11 +127,10 @@ Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net,
       LaunchKernel(device, kKernelArgmax, {&logits, &labels}, [&] {
         kernels::ArgmaxRows(logits.f32(), batch, out, labels.i32(), device.stream);
       });
-      LaunchKernel(device, kKernelCrossEntropy, {&cache.output, &labels, &loss, &output_grad},
-                   [&] {
-                     kernels::SoftmaxCrossEntropy(cache.output.f32(), labels.i32(), batch, out,
-                                                  loss.f32(), output_grad.f32(), device.stream);
-                   });
+      LaunchKernel(device, kKernelCrossEntropy, {&cache.output, &labels, &loss, &output_grad}, [&] {
+        kernels::SoftmaxCrossEntropy(cache.output.f32(), labels.i32(), batch, out, loss.f32(),
+                                     output_grad.f32(), device.stream);
+      });
     }
   }
   std::vector<Tensor> grads;
@@ -145,7 +144,8 @@ Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net,
     ScopedRange opt_range(domain, net.ranges.opt);
     const bool isolated = timing != nullptr && options.timing == Timing::kIsolated;
     // Isolated timing drains the queue first, so the step is not charged for earlier work.
-    if (isolated) CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(device.stream));
+    if (isolated)
+      CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(device.stream));
     if (timing != nullptr && timing->start != nullptr) {
       CUCLIMB_CUDA_CHECK(cudaEventRecord(timing->start, device.stream));
     }
@@ -154,8 +154,10 @@ Tensor TrainStep(const Options& options, const NvtxDomain& domain, Network& net,
     if (timing != nullptr && timing->stop != nullptr) {
       CUCLIMB_CUDA_CHECK(cudaEventRecord(timing->stop, device.stream));
     }
-    if (isolated) CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(device.stream));
-    if (timing != nullptr) timing->host_ms += MillisecondsSince(start);
+    if (isolated)
+      CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(device.stream));
+    if (timing != nullptr)
+      timing->host_ms += MillisecondsSince(start);
   }
   return loss;
 }
@@ -235,7 +237,8 @@ class StepEvents {
 // passed: an idle H200 sits at a low SM clock, and the first run of a batch measured its first
 // ~300 iterations 30 % slower than the rest without this.
 void WarmUpGpu(cudaStream_t stream, int ms) {
-  if (ms <= 0) return;
+  if (ms <= 0)
+    return;
   constexpr int kSide = 1024;
   constexpr std::size_t kElems = std::size_t{kSide} * kSide;
   float* buffers[3] = {};
@@ -286,9 +289,11 @@ TrainResult Train(const Options& options,
     AllocatorFactory factory(MakeAllocatorConfig(options));
     std::unique_ptr<DeviceAllocator> shared = factory.Create(stream, "shared");
     std::unique_ptr<DeviceAllocator> separate;
-    if (climb && options.separate_pools) separate = factory.Create(stream, "ephemeral");
+    if (climb && options.separate_pools)
+      separate = factory.Create(stream, "ephemeral");
     std::vector<DeviceAllocator*> allocators = {shared.get()};
-    if (separate) allocators.push_back(separate.get());
+    if (separate)
+      allocators.push_back(separate.get());
     const Device shared_device{shared.get(), stream};
     const Device ephemeral_device{separate ? separate.get() : shared.get(), stream};
 
@@ -312,8 +317,8 @@ TrainResult Train(const Options& options,
       const std::vector<int>& edims = options.EffectiveEphemeralDims();
       std::optional<DataSource> ephemeral_data;
       if (climb) {
-        ephemeral_data = MakeData(ephemeral_device, edims.front(), edims.back(),
-                                  MixSeed(options.seed, 2000));
+        ephemeral_data =
+            MakeData(ephemeral_device, edims.front(), edims.back(), MixSeed(options.seed, 2000));
       }
       const RangeNames ephemeral_ranges = RegisterNames(domain, "eph");
       // Tensors kept alive across cycles by the retention knobs: above the allocator, like a
@@ -351,7 +356,8 @@ TrainResult Train(const Options& options,
               CUCLIMB_CUDA_CHECK(cudaMemcpyAsync(host_losses + options.nets, loss.f32(),
                                                  sizeof(float), cudaMemcpyDeviceToHost, stream));
             }
-            if (s >= ephemeral_steps - options.retain_tiny) retained.push_back(std::move(loss));
+            if (s >= ephemeral_steps - options.retain_tiny)
+              retained.push_back(std::move(loss));
           }
         }
         for (int k = 0; k < options.nets; ++k) {
@@ -365,7 +371,8 @@ TrainResult Train(const Options& options,
             }
           }
           ephemeral.reset();  // the drop: optimizer state and parameters go back
-          if (options.cleanup_each_cycle) ephemeral_device.allocator->Cleanup();
+          if (options.cleanup_each_cycle)
+            ephemeral_device.allocator->Cleanup();
         }
         CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
         record.wall_ms = MillisecondsSince(iter_start);
@@ -376,7 +383,8 @@ TrainResult Train(const Options& options,
         }
         record.ephemeral_loss = climb ? host_losses[options.nets] : 0.0f;
         record.stats = SumStats(allocators);
-        if (on_iteration) on_iteration(record);
+        if (on_iteration)
+          on_iteration(record);
         result.iterations.push_back(std::move(record));
       }
       CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));

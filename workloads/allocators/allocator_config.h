@@ -18,16 +18,16 @@ namespace cubecl {
 // The cubecl model's knobs; defaults are cubecl 0.10 on CUDA (docs/workload.md maps each to a
 // cuclimb-adam flag).
 struct CubeclOptions {
-  uint64_t alignment = 512;         // client rounding and pool alignment (wgpu-like: 64)
-  uint64_t pinned_alignment = 16;   // stream.rs L65-74
-  bool persistent_pool = true;      // --no-persistent
-  bool persistent_window = true;    // --no-window
-  bool size_match = true;           // --no-size-match
-  bool separate_meta_pool = false;  // --meta-pool=separate (wgpu-like uniform buffers)
-  bool round_metadata = false;      // --rounded-meta: metadata rounded like tensors
-  bool nvtx_mem = false;            // --nvtx-mem
+  uint64_t alignment = 512;             // client rounding and pool alignment (wgpu-like: 64)
+  uint64_t pinned_alignment = 16;       // stream.rs L65-74
+  bool persistent_pool = true;          // --no-persistent
+  bool persistent_window = true;        // --no-window
+  bool size_match = true;               // --no-size-match
+  bool separate_meta_pool = false;      // --meta-pool=separate (wgpu-like uniform buffers)
+  bool round_metadata = false;          // --rounded-meta: metadata rounded like tensors
+  bool nvtx_mem = false;                // --nvtx-mem
   std::size_t drop_queue_entries = 64;  // drop_queue/policy.rs L16-22
-  std::string label = "cubecl";     // names the NVTX domain: "cuclimb-adam/<label>"
+  std::string label = "cubecl";         // names the NVTX domain: "cuclimb-adam/<label>"
 };
 
 }  // namespace cubecl

@@ -9,7 +9,9 @@
 namespace cuclimb::workloads {
 namespace {
 
-cudaStream_t AsStream(StreamHandle stream) { return static_cast<cudaStream_t>(stream); }
+cudaStream_t AsStream(StreamHandle stream) {
+  return static_cast<cudaStream_t>(stream);
+}
 
 }  // namespace
 
@@ -39,7 +41,8 @@ Allocation AsyncAllocator::Allocate(std::size_t size_bytes) {
 }
 
 void AsyncAllocator::Free(Allocation allocation) {
-  if (!allocation) return;
+  if (!allocation)
+    return;
   CUCLIMB_CUDA_CHECK(cudaFreeAsync(reinterpret_cast<void*>(allocation.address), AsStream(stream_)));
   ++stats_.device_frees;
   --stats_.live_handles;

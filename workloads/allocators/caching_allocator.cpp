@@ -11,7 +11,8 @@ CachingAllocator::CachingAllocator(MemoryBackend* backend, StreamHandle stream, 
 
 CachingAllocator::~CachingAllocator() {
   for (const auto& [address, size] : block_sizes_) {
-    if (nvtx_) nvtx_->UnregisterHeap(address);
+    if (nvtx_)
+      nvtx_->UnregisterHeap(address);
     backend_->DeviceFree(address, stream_);
   }
 }
@@ -35,9 +36,11 @@ Allocation CachingAllocator::Allocate(std::size_t size_bytes) {
     ++stats_.device_allocs;
     stats_.reserved_bytes += bin;
     block_sizes_.emplace(address, bin);
-    if (nvtx_) nvtx_->RegisterHeap(address, bin);
+    if (nvtx_)
+      nvtx_->RegisterHeap(address, bin);
   }
-  if (nvtx_) nvtx_->RegisterRegion(address, address, size_bytes);
+  if (nvtx_)
+    nvtx_->RegisterRegion(address, address, size_bytes);
   ++stats_.live_handles;
   Allocation allocation;
   allocation.address = address;
@@ -47,8 +50,10 @@ Allocation CachingAllocator::Allocate(std::size_t size_bytes) {
 }
 
 void CachingAllocator::Free(Allocation allocation) {
-  if (!allocation) return;
-  if (nvtx_) nvtx_->UnregisterRegion(allocation.address);
+  if (!allocation)
+    return;
+  if (nvtx_)
+    nvtx_->UnregisterRegion(allocation.address);
   free_lists_[{stream_, allocation.tag}].push_back(allocation.address);
   --stats_.live_handles;
 }
@@ -56,7 +61,8 @@ void CachingAllocator::Free(Allocation allocation) {
 void CachingAllocator::Cleanup() {
   for (auto& [key, addresses] : free_lists_) {
     for (const uint64_t address : addresses) {
-      if (nvtx_) nvtx_->UnregisterHeap(address);
+      if (nvtx_)
+        nvtx_->UnregisterHeap(address);
       backend_->DeviceFree(address, stream_);
       ++stats_.device_frees;
       stats_.reserved_bytes -= block_sizes_.at(address);

@@ -34,11 +34,14 @@ struct DriverBackend::Api {
 
   // Prints "file:line: call failed: CUDA_ERROR_X (message)" and exits.
   void Check(CUresult result, const char* call, const char* file, int line) const {
-    if (result == CUDA_SUCCESS) return;
+    if (result == CUDA_SUCCESS)
+      return;
     const char* name = "unknown CUresult";
     const char* message = "no message";
-    if (get_error_name != nullptr) get_error_name(result, &name);
-    if (get_error_string != nullptr) get_error_string(result, &message);
+    if (get_error_name != nullptr)
+      get_error_name(result, &name);
+    if (get_error_string != nullptr)
+      get_error_string(result, &message);
     std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, name, message);
     std::exit(kernels::kExitCudaError);
   }
@@ -63,7 +66,9 @@ void Resolve(const char* symbol, Fn* out) {
   *out = reinterpret_cast<Fn>(function);
 }
 
-CUstream AsStream(StreamHandle stream) { return static_cast<CUstream>(stream); }
+CUstream AsStream(StreamHandle stream) {
+  return static_cast<CUstream>(stream);
+}
 
 }  // namespace
 
@@ -119,7 +124,9 @@ void* DriverBackend::HostAlloc(std::size_t size_bytes) {
   return pointer;
 }
 
-void DriverBackend::HostFree(void* pointer) { CUCLIMB_CU_CHECK(api_->mem_free_host(pointer)); }
+void DriverBackend::HostFree(void* pointer) {
+  CUCLIMB_CU_CHECK(api_->mem_free_host(pointer));
+}
 
 void DriverBackend::CopyHostToDeviceAsync(uint64_t dst, const void* src, std::size_t size_bytes,
                                           StreamHandle stream) {
@@ -172,7 +179,9 @@ void* RuntimeBackend::HostAlloc(std::size_t size_bytes) {
   return pointer;
 }
 
-void RuntimeBackend::HostFree(void* pointer) { CUCLIMB_CUDA_CHECK(cudaFreeHost(pointer)); }
+void RuntimeBackend::HostFree(void* pointer) {
+  CUCLIMB_CUDA_CHECK(cudaFreeHost(pointer));
+}
 
 void RuntimeBackend::CopyHostToDeviceAsync(uint64_t dst, const void* src, std::size_t size_bytes,
                                            StreamHandle stream) {

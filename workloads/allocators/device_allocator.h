@@ -17,7 +17,7 @@ using StreamHandle = void*;
 // slice handle there (freeing = dropping the reference, as with an Arc), the others leave it
 // empty or keep a block id in `tag`.
 struct Allocation {
-  uint64_t address = 0;       // device address; 0 means "none"
+  uint64_t address = 0;        // device address; 0 means "none"
   std::size_t size_bytes = 0;  // the size the tensor asked for
   std::shared_ptr<void> handle;
   uint64_t tag = 0;

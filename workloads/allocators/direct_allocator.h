@@ -27,7 +27,8 @@ class DirectAllocator final : public DeviceAllocator {
   }
 
   void Free(Allocation allocation) override {
-    if (!allocation) return;
+    if (!allocation)
+      return;
     backend_->DeviceFree(allocation.address, stream_);
     ++stats_.device_frees;
     --stats_.live_handles;

@@ -8,7 +8,9 @@
 namespace cuclimb::workloads {
 namespace {
 
-nvtxDomainHandle_t Domain(void* domain) { return static_cast<nvtxDomainHandle_t>(domain); }
+nvtxDomainHandle_t Domain(void* domain) {
+  return static_cast<nvtxDomainHandle_t>(domain);
+}
 
 }  // namespace
 
@@ -38,14 +40,16 @@ void NvtxMemTracker::RegisterHeap(uint64_t base, uint64_t size_bytes) {
 
 void NvtxMemTracker::UnregisterHeap(uint64_t base) {
   const auto it = heaps_.find(base);
-  if (it == heaps_.end()) return;
+  if (it == heaps_.end())
+    return;
   nvtxMemHeapUnregister(Domain(domain_), static_cast<nvtxMemHeapHandle_t>(it->second));
   heaps_.erase(it);
 }
 
 void NvtxMemTracker::RegisterRegion(uint64_t heap_base, uint64_t address, uint64_t size_bytes) {
   const auto it = heaps_.find(heap_base);
-  if (it == heaps_.end()) return;
+  if (it == heaps_.end())
+    return;
   nvtxMemVirtualRangeDesc_t range{};
   range.ptr = reinterpret_cast<const void*>(address);
   range.size = size_bytes;
@@ -72,7 +76,8 @@ void NvtxMemTracker::UnregisterRegion(uint64_t address) {
   batch.refElementSize = sizeof(ref);
   batch.refElements = &ref;
   nvtxMemRegionsUnregister(Domain(domain_), &batch);
-  if (regions_ > 0) --regions_;
+  if (regions_ > 0)
+    --regions_;
 }
 
 }  // namespace cuclimb::workloads

@@ -34,8 +34,8 @@ class NvtxMemTracker {
   std::size_t regions() const { return regions_; }
 
  private:
-  void* domain_ = nullptr;                        // nvtxDomainHandle_t
-  std::unordered_map<uint64_t, void*> heaps_;     // base -> nvtxMemHeapHandle_t
+  void* domain_ = nullptr;                     // nvtxDomainHandle_t
+  std::unordered_map<uint64_t, void*> heaps_;  // base -> nvtxMemHeapHandle_t
   std::size_t regions_ = 0;
 };
 

@@ -28,7 +28,8 @@ MemoryConfig PinnedConfig(MemoryBackend* backend, const CubeclOptions& options) 
 }
 
 std::unique_ptr<NvtxMemTracker> MakeTracker(const CubeclOptions& options) {
-  if (!options.nvtx_mem) return nullptr;
+  if (!options.nvtx_mem)
+    return nullptr;
   return std::make_unique<NvtxMemTracker>("cuclimb-adam/" + options.label);
 }
 
@@ -72,8 +73,10 @@ Allocation CubeclAllocator::Allocate(std::size_t size_bytes) {
 }
 
 void CubeclAllocator::Free(Allocation allocation) {
-  if (!allocation) return;
-  if (nvtx_) nvtx_->UnregisterRegion(allocation.address);
+  if (!allocation)
+    return;
+  if (nvtx_)
+    nvtx_->UnregisterRegion(allocation.address);
   --live_handles_;
   // `allocation` goes out of scope here: the Arc-like decrement is the whole free.
 }
@@ -82,8 +85,8 @@ void CubeclAllocator::OnLaunch(const void* metadata, std::size_t size_bytes) {
   ++stats_.metadata_launches;
   Reservation staging = pinned_.Reserve(size_bytes);
   std::memcpy(reinterpret_cast<void*>(staging.address), metadata, size_bytes);
-  const uint64_t request = options_.round_metadata ? RoundUp(size_bytes, options_.alignment)
-                                                   : size_bytes;
+  const uint64_t request =
+      options_.round_metadata ? RoundUp(size_bytes, options_.alignment) : size_bytes;
   MemoryManagement& manager = meta_ ? *meta_ : gpu_;
   Reservation device = manager.Reserve(request);
   if (nvtx_ && !meta_) {
@@ -94,20 +97,25 @@ void CubeclAllocator::OnLaunch(const void* metadata, std::size_t size_bytes) {
   // The server drops the GPU handle as soon as it has the pointer (server.rs L864-868): the
   // slot is free for the next reserve while the copy and the kernel are still queued, which is
   // safe only because everything runs on one stream.
-  if (nvtx_ && !meta_) nvtx_->UnregisterRegion(device.address);
+  if (nvtx_ && !meta_)
+    nvtx_->UnregisterRegion(device.address);
   device.handle.reset();
   drop_queue_.Push(std::move(staging.handle), size_bytes);
 }
 
 void CubeclAllocator::BeginPersistent() {
-  if (options_.persistent_window) gpu_.SetMode(AllocationMode::kPersistent);
+  if (options_.persistent_window)
+    gpu_.SetMode(AllocationMode::kPersistent);
 }
 
-void CubeclAllocator::EndPersistent() { gpu_.SetMode(AllocationMode::kAuto); }
+void CubeclAllocator::EndPersistent() {
+  gpu_.SetMode(AllocationMode::kAuto);
+}
 
 void CubeclAllocator::Cleanup() {
   gpu_.Cleanup();
-  if (meta_) meta_->Cleanup();
+  if (meta_)
+    meta_->Cleanup();
 }
 
 AllocatorStats CubeclAllocator::Stats() const {
@@ -118,7 +126,8 @@ AllocatorStats CubeclAllocator::Stats() const {
   stats.slices = 0;
   stats.dead_bytes = 0;
   gpu_.AddGauges(&stats);
-  if (meta_) meta_->AddGauges(&stats);
+  if (meta_)
+    meta_->AddGauges(&stats);
   stats.live_handles = live_handles_;
   return stats;
 }

@@ -15,7 +15,8 @@ DropQueue::DropQueue(MemoryBackend* backend, StreamHandle stream, AllocatorStats
       max_bytes_(max_bytes) {}
 
 DropQueue::~DropQueue() {
-  if (fence_ != nullptr) backend_->EventDestroy(fence_);
+  if (fence_ != nullptr)
+    backend_->EventDestroy(fence_);
   // One last fence covers the pending copies too, so the storage may free their buffers.
   EventHandle last = backend_->EventCreate();
   backend_->EventRecord(last, stream_);
@@ -26,7 +27,8 @@ DropQueue::~DropQueue() {
 void DropQueue::Push(SliceHandle handle, std::size_t size_bytes) {
   pending_.push_back(std::move(handle));
   pending_bytes_ += size_bytes;
-  if (pending_.size() < max_entries_ && pending_bytes_ < max_bytes_) return;
+  if (pending_.size() < max_entries_ && pending_bytes_ < max_bytes_)
+    return;
   if (fence_ != nullptr) {
     backend_->EventSynchronize(fence_);
     ++stats_->event_waits;

@@ -14,7 +14,7 @@ namespace cuclimb::workloads::cubecl {
 
 class DropQueue {
  public:
-  static constexpr std::size_t kMaxEntries = 64;                     // drop_queue/policy.rs L16-22
+  static constexpr std::size_t kMaxEntries = 64;  // drop_queue/policy.rs L16-22
   static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
   DropQueue(MemoryBackend* backend, StreamHandle stream, AllocatorStats* stats,

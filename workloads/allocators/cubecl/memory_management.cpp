@@ -44,13 +44,16 @@ Reservation MemoryManagement::Reserve(uint64_t size) {
       hit->address = storage_->Address(hit->storage);
       return std::move(*hit);
     }
-    const bool routed = mode_ == AllocationMode::kPersistent ||
-                        (config_.size_match && persistent_.HasSize(size));
-    if (routed) return persistent_.Alloc(size, *storage_, stats_);
+    const bool routed =
+        mode_ == AllocationMode::kPersistent || (config_.size_match && persistent_.HasSize(size));
+    if (routed)
+      return persistent_.Alloc(size, *storage_, stats_);
   }
   for (SlicedPool& pool : pools_) {
-    if (!pool.Accepts(size)) continue;
-    if (auto hit = pool.TryReserve(size, *storage_, stats_)) return std::move(*hit);
+    if (!pool.Accepts(size))
+      continue;
+    if (auto hit = pool.TryReserve(size, *storage_, stats_))
+      return std::move(*hit);
     return pool.Alloc(size, *storage_, stats_);
   }
   std::fprintf(stderr, "cubecl model: no pool accepts %llu bytes (max page %llu)\n",
@@ -60,15 +63,16 @@ Reservation MemoryManagement::Reserve(uint64_t size) {
 }
 
 void MemoryManagement::Cleanup() {
-  if (config_.persistent_pool) persistent_.Cleanup(*storage_);
+  if (config_.persistent_pool)
+    persistent_.Cleanup(*storage_);
   for (SlicedPool& pool : pools_) pool.Cleanup(*storage_);
   storage_->Flush();
 }
 
 void MemoryManagement::AddGauges(AllocatorStats* stats) const {
   stats->persistent_slots += persistent_.slot_count();
-  stats->largest_bucket_slots = std::max<uint64_t>(stats->largest_bucket_slots,
-                                                   persistent_.largest_bucket());
+  stats->largest_bucket_slots =
+      std::max<uint64_t>(stats->largest_bucket_slots, persistent_.largest_bucket());
   for (const SlicedPool& pool : pools_) {
     stats->pages += pool.pages().size();
     for (const MemoryPage& page : pool.pages()) {

@@ -20,7 +20,8 @@ std::optional<PageReservation> MemoryPage::TryReserve(uint64_t size, AllocatorSt
     ++stats->slices_scanned;
     Slice& slice = slices_[index];
     // The padding bug: `slice.size`, not `slice.effective_size()`.
-    if (slice.size < effective_size || !IsFree(slice.handle)) continue;
+    if (slice.size < effective_size || !IsFree(slice.handle))
+      continue;
     const bool can_be_split = slice.size > effective_size;
     const uint64_t old_offset = slice.offset;
     const uint64_t old_size = slice.size;
@@ -74,15 +75,19 @@ void MemoryPage::Coalesce(AllocatorStats* stats) {
   for (std::size_t index = 0; index < slices_.size(); ++index) {
     ++stats->slices_scanned;
     if (IsFree(slices_[index].handle)) {
-      if (run_count == 0) run_start = index;
+      if (run_count == 0)
+        run_start = index;
       ++run_count;
     } else {
-      if (run_count >= 2) runs.push_back({run_start, run_count});
+      if (run_count >= 2)
+        runs.push_back({run_start, run_count});
       run_count = 0;
     }
   }
-  if (run_count >= 2) runs.push_back({run_start, run_count});
-  if (runs.empty()) return;
+  if (run_count >= 2)
+    runs.push_back({run_start, run_count});
+  if (runs.empty())
+    return;
 
   slices_map_.clear();
   slices_tmp_.clear();
@@ -111,7 +116,8 @@ void MemoryPage::Coalesce(AllocatorStats* stats) {
 uint64_t MemoryPage::FreeBytes() const {
   uint64_t free_bytes = 0;
   for (const Slice& slice : slices_) {
-    if (IsFree(slice.handle)) free_bytes += slice.effective_size();
+    if (IsFree(slice.handle))
+      free_bytes += slice.effective_size();
   }
   return free_bytes;
 }
@@ -124,7 +130,8 @@ uint64_t MemoryPage::DeadBytes() const {
 
 std::optional<std::size_t> MemoryPage::IndexOf(uint64_t slice_id) const {
   const auto it = slices_map_.find(slice_id);
-  if (it == slices_map_.end()) return std::nullopt;
+  if (it == slices_map_.end())
+    return std::nullopt;
   return it->second;
 }
 

@@ -11,7 +11,8 @@ PersistentPool::PersistentPool(uint64_t alignment) : alignment_(alignment) {}
 
 std::optional<Reservation> PersistentPool::TryReserve(uint64_t size, AllocatorStats* stats) {
   const auto bucket = buckets_.find(RoundUp(size, alignment_));
-  if (bucket == buckets_.end()) return std::nullopt;
+  if (bucket == buckets_.end())
+    return std::nullopt;
   for (const uint64_t id : bucket->second) {
     ++stats->slots_scanned;
     const Slot& slot = slots_.at(id);

@@ -20,7 +20,9 @@ using SliceHandle = std::shared_ptr<SliceState>;
 
 SliceHandle NewSliceHandle();
 
-inline bool IsFree(const SliceHandle& handle) { return handle.use_count() == 1; }
+inline bool IsFree(const SliceHandle& handle) {
+  return handle.use_count() == 1;
+}
 
 using StorageId = uint64_t;
 

@@ -11,8 +11,10 @@ SlicedPool::SlicedPool(uint64_t page_size, uint64_t max_slice, uint64_t alignmen
     : page_size_(page_size), max_slice_(max_slice), alignment_(alignment), zero_only_(zero_only) {}
 
 bool SlicedPool::Accepts(uint64_t size) const {
-  if (zero_only_) return size == 0;
-  if (size <= max_slice_) return true;
+  if (zero_only_)
+    return size == 0;
+  if (size <= max_slice_)
+    return true;
   return size <= page_size_ && page_size_ - size <= page_size_ / 5;
 }
 
@@ -35,7 +37,8 @@ Reservation SlicedPool::Alloc(uint64_t size, ComputeStorage& storage, AllocatorS
   auto hit = pages_.back().TryReserve(size, stats);
   if (!hit) {
     std::fprintf(stderr, "cubecl model: %llu bytes do not fit a fresh %llu-byte page\n",
-                 static_cast<unsigned long long>(size), static_cast<unsigned long long>(page_size_));
+                 static_cast<unsigned long long>(size),
+                 static_cast<unsigned long long>(page_size_));
     std::abort();
   }
   return Reservation{std::move(hit->handle), id, storage.Address(id) + hit->offset, hit->offset};

@@ -31,7 +31,8 @@ StorageId GpuStorage::Alloc(uint64_t size_bytes) {
   const uint64_t address = backend_->DeviceAlloc(size_bytes, stream_);
   ++stats_->device_allocs;
   stats_->reserved_bytes += size_bytes;
-  if (nvtx_ != nullptr) nvtx_->RegisterHeap(address, size_bytes);
+  if (nvtx_ != nullptr)
+    nvtx_->RegisterHeap(address, size_bytes);
   const StorageId id = next_id_++;
   buffers_.emplace(id, Buffer{address, size_bytes});
   return id;
@@ -49,14 +50,16 @@ uint64_t GpuStorage::Address(StorageId id) const {
 
 void GpuStorage::Dealloc(StorageId id) {
   const auto it = buffers_.find(id);
-  if (it == buffers_.end()) return;
+  if (it == buffers_.end())
+    return;
   pending_frees_.push_back(it->second);
   buffers_.erase(it);
 }
 
 void GpuStorage::Flush() {
   for (const Buffer& buffer : pending_frees_) {
-    if (nvtx_ != nullptr) nvtx_->UnregisterHeap(buffer.address);
+    if (nvtx_ != nullptr)
+      nvtx_->UnregisterHeap(buffer.address);
     stats_->reserved_bytes -= buffer.size_bytes;
     backend_->DeviceFree(buffer.address, stream_);
     ++stats_->device_frees;
@@ -93,7 +96,8 @@ uint64_t PinnedStorage::Address(StorageId id) const {
 
 void PinnedStorage::Dealloc(StorageId id) {
   const auto it = buffers_.find(id);
-  if (it == buffers_.end()) return;
+  if (it == buffers_.end())
+    return;
   pending_frees_.push_back(it->second);
   buffers_.erase(it);
 }
