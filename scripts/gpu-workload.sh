@@ -7,7 +7,7 @@
 # Usage (repository root, binaries built here and carried):
 #   scripts/gpu-workload.sh [--stage DIR] [PHASE...]     PHASE: tests repro isolation knobs (all)
 #   scripts/gpu-workload.sh --stage build-wl/gpu          copy stripped binaries to carry, exit
-# Environment: BIN (binaries, default build-wl/gpu), OUT (results, default ./gpu-out),
+# Environment: BIN (binaries, default build-wl/gpu), OUT (results, default build-wl/gpu-out),
 #              ITERS (default 1500), ISO_ITERS (default 500), OTHER_ITERS (direct/async/caching,
 #              default 1500), RUN_TIMEOUT (s per run, default 120), DEADLINE (s; later runs are
 #              skipped, not started, default 400), EXTRA (flags added to every run).
@@ -26,7 +26,7 @@ if [[ ${1:-} == --stage ]]; then
 fi
 
 BIN=${BIN:-build-wl/gpu}
-OUT=${OUT:-$PWD/gpu-out}
+OUT=${OUT:-$BUILD/gpu-out}  # inside the (git-ignored) build directory
 ITERS=${ITERS:-1500}
 ISO_ITERS=${ISO_ITERS:-500}
 OTHER_ITERS=${OTHER_ITERS:-1500}
