@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -303,6 +304,67 @@ Json RankJson(const RankReport& r) {
   return j;
 }
 
+bool IsNumberLine(std::string_view line) {
+  size_t i = line.find_first_not_of(' ');
+  if (i == std::string_view::npos) return false;
+  line.remove_prefix(i);
+  if (!line.empty() && line.back() == ',') line.remove_suffix(1);
+  if (line.empty()) return false;
+  for (char c : line) {
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) return false;
+  }
+  return true;
+}
+
+// nlohmann puts every array element on its own line; series read better (and the file is
+// several times smaller) with arrays of numbers on one line.
+std::string CompactNumberArrays(const std::string& in) {
+  std::string out;
+  out.reserve(in.size());
+  size_t pos = 0;
+  while (pos < in.size()) {
+    size_t eol = in.find('\n', pos);
+    if (eol == std::string::npos) eol = in.size();
+    const std::string_view line(in.data() + pos, eol - pos);
+    out.append(line);
+    pos = eol + 1;
+    if (line.empty() || line.back() != '[') {
+      if (eol < in.size()) out.push_back('\n');
+      continue;
+    }
+    // Collect the following number lines up to the closing bracket.
+    size_t scan = pos;
+    std::string items;
+    bool all_numbers = true;
+    size_t close_end = std::string::npos;
+    while (scan < in.size()) {
+      size_t e = in.find('\n', scan);
+      if (e == std::string::npos) e = in.size();
+      const std::string_view l(in.data() + scan, e - scan);
+      const size_t first = l.find_first_not_of(' ');
+      if (first != std::string_view::npos && l[first] == ']') {
+        items.append(l.substr(first));
+        close_end = e;
+        break;
+      }
+      if (!IsNumberLine(l)) {
+        all_numbers = false;
+        break;
+      }
+      items.append(l.substr(first));
+      if (items.back() == ',') items.push_back(' ');
+      scan = e + 1;
+    }
+    if (all_numbers && close_end != std::string::npos) {
+      out.append(items);
+      pos = close_end + 1;
+    }
+    if (pos <= in.size()) out.push_back('\n');
+  }
+  while (!out.empty() && out.back() == '\n' && in.back() != '\n') out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& options) {
@@ -329,7 +391,9 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
       for (const RankReport& r : report.ranks) ranks.push_back(RankJson(r));
       j["ranks"] = std::move(ranks);
     }
-    return j.dump(options.indent, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::string text = j.dump(options.indent, ' ', false, Json::error_handler_t::replace);
+    if (options.indent >= 0) text = CompactNumberArrays(text);
+    return text + "\n";
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot encode the report as JSON: ", e.what()));
   }

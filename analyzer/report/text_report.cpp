@@ -104,8 +104,8 @@ std::string ToText(const Report& report, const TextOptions& o) {
     for (const RankReport& r : report.ranks) {
       int climbing = 0;
       for (const RangeReport& rr : r.ranges) climbing += rr.climbing;
-      absl::StrAppendFormat(&out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulators%s\n", r.index,
-                            r.trace.path, r.iterations.count, climbing, r.accumulators.size(),
+      absl::StrAppendFormat(&out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s\n", r.index,
+                            r.trace.path, r.iterations.count, climbing, r.accumulators.size(), r.accumulators.size() == 1 ? "" : "s",
                             r.trace.partial ? " [partial]" : "");
     }
   }
