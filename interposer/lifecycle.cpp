@@ -333,6 +333,16 @@ void StopEverything(const char* reason) {
     RecordActivityDrops();
   }
   StopHostSampler();
+  {
+    // A short run never reached the writer's first mapping pass: the map is needed to
+    // symbolize its stacks.
+    std::lock_guard<std::mutex> lock(g_tick_mutex);
+    if (g_last_mappings_ns == 0) {
+      g_last_mappings_ns = TraceClockNow();
+      RecordMappings();
+    }
+    if (!g_process_emitted) EmitProcess(TraceClockNow());
+  }
   DumpDebugCounts();
   if (reason != nullptr && reason[0] != '\0') SetStatus(reason);
   StopRecorder(g_status[0] != '\0' ? g_status : nullptr);

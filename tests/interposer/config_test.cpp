@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUCLIMB_* option table: every value form, bad values, the output pattern, iteration names.
+#include "interposer/config.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace cuclimb::interposer {
+namespace {
+
+std::map<std::string, std::string>* g_env = nullptr;
+std::vector<std::string>* g_warnings = nullptr;
+
+const char* FakeGetenv(const char* name) {
+  auto it = g_env->find(name);
+  return it == g_env->end() ? nullptr : it->second.c_str();
+}
+void CollectWarning(const char* message) { g_warnings->push_back(message); }
+
+Config Load(std::map<std::string, std::string> env, std::vector<std::string>* warnings) {
+  g_env = &env;
+  g_warnings = warnings;
+  return LoadConfig(FakeGetenv, CollectWarning);
+}
+
+TEST(ConfigTest, DefaultsWhenNothingIsSet) {
+  std::vector<std::string> warnings;
+  const Config c = Load({}, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_STREQ(c.output, "cuclimb-%e-%p.trace");
+  EXPECT_EQ(c.kernels, KernelMode::kSampled);
+  EXPECT_EQ(c.kernel_every, 32u);
+  EXPECT_TRUE(c.api);
+  EXPECT_TRUE(c.memory_activity);
+  EXPECT_EQ(c.stacks, StackMode::kOff);
+  EXPECT_EQ(c.sample_hz, 0u);
+  EXPECT_FALSE(c.paused);
+  EXPECT_TRUE(c.follow_children);
+}
+
+TEST(ConfigTest, EveryOptionParses) {
+  std::vector<std::string> warnings;
+  const Config c = Load({{"CUCLIMB_OUTPUT", "/tmp/x-%p.trace"},
+                         {"CUCLIMB_KERNELS", "all"},
+                         {"CUCLIMB_KERNEL_EVERY", "8"},
+                         {"CUCLIMB_API", "off"},
+                         {"CUCLIMB_MEMORY_ACTIVITY", "0"},
+                         {"CUCLIMB_STACKS", "fp"},
+                         {"CUCLIMB_STACK_DEPTH", "64"},
+                         {"CUCLIMB_SAMPLE_HZ", "1000"},
+                         {"CUCLIMB_GAUGE_MS", "0"},
+                         {"CUCLIMB_ITERATION", "step,ProfilerStep#*"},
+                         {"CUCLIMB_FOLLOW_CHILDREN", "no"},
+                         {"CUCLIMB_PAUSED", "1"},
+                         {"CUCLIMB_RING_KIB", "1024"},
+                         {"CUCLIMB_FLUSH_MS", "20"},
+                         {"CUCLIMB_LOG", "quiet"}},
+                        &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  EXPECT_STREQ(c.output, "/tmp/x-%p.trace");
+  EXPECT_EQ(c.kernels, KernelMode::kAll);
+  EXPECT_EQ(c.kernel_every, 8u);
+  EXPECT_FALSE(c.api);
+  EXPECT_FALSE(c.memory_activity);
+  EXPECT_EQ(c.stacks, StackMode::kFramePointer);
+  EXPECT_EQ(c.stack_depth, 64u);
+  EXPECT_EQ(c.sample_hz, 1000u);
+  EXPECT_EQ(c.gauge_ms, 0u);
+  ASSERT_EQ(c.iteration_count, 2u);
+  EXPECT_STREQ(c.iteration[1], "ProfilerStep#*");
+  EXPECT_FALSE(c.follow_children);
+  EXPECT_TRUE(c.paused);
+  EXPECT_EQ(c.ring_kib, 1024u);
+  EXPECT_EQ(c.flush_ms, 20u);
+  EXPECT_TRUE(c.quiet);
+}
+
+TEST(ConfigTest, BadValuesWarnNameTheVariableAndKeepTheDefault) {
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_KERNEL_EVERY", "0"},
+      {"CUCLIMB_KERNEL_EVERY", "-3"},   {"CUCLIMB_KERNEL_EVERY", "12abc"},
+      {"CUCLIMB_API", "maybe"},         {"CUCLIMB_STACKS", "dwarf"},
+      {"CUCLIMB_STACK_DEPTH", "1000"},  {"CUCLIMB_SAMPLE_HZ", "100000"},
+      {"CUCLIMB_RING_KIB", "1"},        {"CUCLIMB_OUTPUT", "x-%q.trace"},
+      {"CUCLIMB_OUTPUT", ""},           {"CUCLIMB_ITERATION", "a,b,c,d,e,f,g,h,i"},
+      {"CUCLIMB_LOG", "loud"},          {"CUCLIMB_FLUSH_MS", "99999999999999999999"},
+  };
+  for (const auto& [name, value] : bad) {
+    std::vector<std::string> warnings;
+    const Config c = Load({{name, value}}, &warnings);
+    ASSERT_EQ(warnings.size(), 1u) << name << "=" << value;
+    EXPECT_NE(warnings[0].find(std::string(name) + "=" + value), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("default"), std::string::npos) << warnings[0];
+    const Config defaults;
+    EXPECT_STREQ(c.output, defaults.output);
+    EXPECT_EQ(c.kernels, defaults.kernels);
+    EXPECT_EQ(c.kernel_every, defaults.kernel_every);
+    EXPECT_EQ(c.stacks, defaults.stacks);
+    EXPECT_EQ(c.iteration_count, defaults.iteration_count);
+  }
+}
+
+TEST(ConfigTest, OutputPattern) {
+  PatternValues v;
+  v.pid = 4242;
+  v.host = "node7";
+  v.rank = "3";
+  v.program = "train";
+  char out[256];
+  char error[128];
+  ASSERT_TRUE(ExpandOutputPattern("t/%e-%h-%r-%p-100%%.trace", v, out, sizeof(out), error,
+                                  sizeof(error)));
+  EXPECT_STREQ(out, "t/train-node7-3-4242-100%.trace");
+  v.rank = "";
+  ASSERT_TRUE(ExpandOutputPattern("%r", v, out, sizeof(out), error, sizeof(error)));
+  EXPECT_STREQ(out, "0");
+  EXPECT_FALSE(ExpandOutputPattern("%x", v, out, sizeof(out), error, sizeof(error)));
+  EXPECT_NE(std::strstr(error, "%x"), nullptr) << error;
+  EXPECT_FALSE(ExpandOutputPattern("abc%", v, out, sizeof(out), error, sizeof(error)));
+  char tiny[8];
+  EXPECT_FALSE(ExpandOutputPattern("%e-%h-%p", v, tiny, sizeof(tiny), error, sizeof(error)));
+}
+
+TEST(ConfigTest, RankFromTheUsualLaunchers) {
+  std::map<std::string, std::string> env = {{"SLURM_PROCID", "5"}, {"OMPI_COMM_WORLD_RANK", "2"}};
+  g_env = &env;
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "2");
+  env["RANK"] = "9";
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "9");
+  env.clear();
+  EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+}
+
+TEST(ConfigTest, IterationNames) {
+  const Config c;
+  EXPECT_TRUE(IsIterationName(c, "iteration"));
+  EXPECT_TRUE(IsIterationName(c, "iter"));
+  EXPECT_TRUE(IsIterationName(c, "ProfilerStep#12"));
+  EXPECT_FALSE(IsIterationName(c, "iterations"));
+  EXPECT_FALSE(IsIterationName(c, "net/step"));
+  EXPECT_FALSE(IsIterationName(c, ""));
+  EXPECT_FALSE(IsIterationName(c, nullptr));
+}
+
+TEST(ConfigTest, TableListsEveryVariableOnce) {
+  for (size_t i = 0; i < sizeof(kOptionTable) / sizeof(kOptionTable[0]); ++i) {
+    EXPECT_EQ(static_cast<size_t>(kOptionTable[i].key), i);
+    EXPECT_EQ(std::strncmp(kOptionTable[i].env, "CUCLIMB_", 8), 0);
+    for (size_t j = i + 1; j < sizeof(kOptionTable) / sizeof(kOptionTable[0]); ++j) {
+      EXPECT_STRNE(kOptionTable[i].env, kOptionTable[j].env);
+      EXPECT_STRNE(kOptionTable[i].flag, kOptionTable[j].flag);
+    }
+    // Every default parses.
+    Config c;
+    char error[256];
+    EXPECT_TRUE(ApplyOption(&c, kOptionTable[i].key, kOptionTable[i].default_value, error,
+                            sizeof(error)))
+        << kOptionTable[i].env << ": " << error;
+  }
+}
+
+}  // namespace
+}  // namespace cuclimb::interposer
