@@ -187,13 +187,20 @@ void TraceWriter::Collect(int64_t now_ns) {
   last_drain_ns_ = now_ns;
 }
 
-void TraceWriter::EncodeBatch() noexcept {
+void TraceWriter::EncodeBatch() {
   // Rings are drained in turn, so a batch interleaves threads: order it by time, which is what
-  // readers expect and what makes deltas small.
-  std::stable_sort(batch_.begin(), batch_.end(),
-                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
-  for (const Event& ev : batch_) {
-    Encode(ev);
+  // readers expect and what makes deltas small. Sort 16-byte keys, not 128-byte events, and skip
+  // the sort when the batch is already in order (one busy thread, the common case).
+  order_.clear();
+  order_.reserve(batch_.size());
+  bool sorted = true;
+  for (uint32_t i = 0; i < batch_.size(); ++i) {
+    sorted = sorted && (i == 0 || batch_[i - 1].ts <= batch_[i].ts);
+    order_.push_back({batch_[i].ts, i});
+  }
+  if (!sorted) std::sort(order_.begin(), order_.end());
+  for (const auto& [ts, index] : order_) {
+    Encode(batch_[index]);
     if (encoder_.pending_bytes() >= chunk_bytes_) Seal(format::ChunkType::kEvents);
   }
   batch_.clear();

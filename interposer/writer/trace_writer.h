@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "interposer/format/chunk_encoder.h"
@@ -51,7 +52,7 @@ class TraceWriter {
   };
 
   void Collect(int64_t now_ns);
-  void EncodeBatch() noexcept;
+  void EncodeBatch();
   bool Encode(const format::Event& ev) noexcept;
   uint32_t FileString(uint32_t internal_id) noexcept;
   uint32_t FileStack(uint32_t internal_id) noexcept;
@@ -66,6 +67,7 @@ class TraceWriter {
   size_t chunk_bytes_;
   std::string out_;
   std::vector<format::Event> batch_;
+  std::vector<std::pair<int64_t, uint32_t>> order_;  // (ts, index in batch_)
   std::vector<uint32_t> string_ids_;  // internal string id → file id (0 = not defined yet)
   std::vector<uint32_t> stack_ids_;
   std::vector<uint64_t> frames_;
