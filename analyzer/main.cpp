@@ -16,6 +16,7 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
+    {"record", cuclimb::commands::RunRecord, "run a CUDA program with libcuclimb.so and record a trace"},
     {"info", cuclimb::commands::RunInfo, "summarize a trace: header, counts, span, drops, damage"},
     {"convert", cuclimb::commands::RunConvert, "convert a trace between binary and JSON Lines"},
     {"analyze", cuclimb::commands::RunAnalyze, "find the accumulators that make step time climb"},

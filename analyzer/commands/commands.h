@@ -7,6 +7,7 @@ namespace cuclimb::commands {
 // argv[0] is the subcommand name; options follow.
 int RunConvert(int argc, char** argv);
 int RunInfo(int argc, char** argv);
+int RunRecord(int argc, char** argv);
 int RunAnalyze(int argc, char** argv);
 
 }  // namespace cuclimb::commands

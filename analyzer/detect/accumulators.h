@@ -20,8 +20,10 @@ namespace cuclimb::analysis {
 bool IsAccumulator(const std::string& kind, const Series& values, const Trend& trend,
                    const Thresholds& thresholds, std::string* why);
 
-// Orders accumulators: first those that explain a climbing range (larger share first), then by
-// significance (|Mann–Kendall Z|), then by relative growth, then by id. Sets `score` and `rank`
+// Orders accumulators: first those that explain a climbing range (larger share first, in
+// tenths), then by a prior on the kind (allocator state before handle leaks, as in
+// cubecl-pool-model.md §7), then by significance (|Mann–Kendall Z|), then by relative growth,
+// then by id. Sets `score` and `rank`
 // (1-based). score = 100·[explains any] + 10·max share + min(|Z|, 9.99), for display only.
 void RankAccumulators(std::vector<Accumulator>* accumulators);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -45,6 +46,32 @@ double HostSideShare(const Decomposition& d) {
   if (wall <= 0) return 0;
   const double host = std::max(0.0, d.host.delta_ms) + std::max(0.0, d.api.delta_ms);
   return std::clamp(host / wall, 0.0, 1.0);
+}
+
+bool HasPath(const std::string& kind, const Decomposition& d) {
+  if (kind == "nvtx_regions" || kind == "host_function") return true;
+  auto any = [&](const std::function<bool(const std::string&)>& pred) {
+    for (const auto* parts : {&d.by_api, &d.by_sync}) {
+      for (const Component& c : *parts) {
+        if (pred(c.name)) return true;
+      }
+    }
+    return false;
+  };
+  auto has = [](const std::string& s, const char* what) { return s.find(what) != std::string::npos; };
+  if (kind == "events") return any([&](const std::string& n) { return has(n, "Event"); });
+  if (kind == "streams") {
+    return any([&](const std::string& n) { return has(n, "Stream") || has(n, "Launch"); });
+  }
+  if (kind == "modules") {
+    return any([&](const std::string& n) { return has(n, "Launch") || has(n, "Module") || has(n, "Library"); });
+  }
+  if (kind == "graphs") return any([&](const std::string& n) { return has(n, "Graph"); });
+  // Memory kinds and pools: allocation, free, mapping or pool calls.
+  return any([&](const std::string& n) {
+    return has(n, "Alloc") || has(n, "Free") || has(n, "Malloc") || has(n, "MemMap") || has(n, "MemCreate") ||
+           has(n, "MemPool") || has(n, "HostRegister");
+  });
 }
 
 Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresholds& th) {
@@ -111,6 +138,13 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
     return e;
   }
   const double host = HostSideShare(range.decomposition);
+  if (!HasPath(c.kind, range.decomposition)) {
+    e.reason = absl::StrFormat(
+        "both rise in straight lines, but the range makes no calls through which %s could cost "
+        "it time",
+        c.kind);
+    return e;
+  }
   if (host >= kHostSideMin) {
     e.verdict = "explains";
     e.reason = absl::StrFormat(

@@ -15,11 +15,14 @@
 //    2. Otherwise, if separation ≥ min_separation, the test had the power to see C's shape in R
 //       and did not: "correlated_only".
 //    3. Otherwise C is (nearly) a straight line in t, as a fixed leak per iteration is, and no
-//       statistic can tell it from time. The range's decomposition decides: "explains" if
-//       share ≥ min_share and at least half of R's growth is host-side (host time between CUDA
-//       calls plus time inside CUDA calls), where allocator and bookkeeping costs land. Growth
-//       carried by synchronization wait or GPU kernel time is not something host-side state
-//       causes: "correlated_only".
+//       statistic can tell it from time. Mechanism decides: "explains" if share ≥ min_share,
+//       at least half of R's growth is host-side (host time between CUDA calls plus time
+//       inside CUDA calls, where allocator and bookkeeping costs land; growth carried by
+//       synchronization wait or GPU kernel time is not something host-side state causes), and
+//       R has a path to C: it makes calls of C's family (allocation and free calls for memory
+//       kinds and pools, event calls for events, stream calls or launches for streams, launches
+//       for modules, graph calls for graphs; NVTX regions and host functions always qualify).
+//       Otherwise "correlated_only".
 //  - "unrelated" when R does not move with C at all (r < 0.3).
 #pragma once
 
@@ -33,5 +36,8 @@ Explanation Explain(const RangeReport& range, const Accumulator& candidate,
 // Fraction of a range's growth (decomposition deltas) that is host-side: (Δhost + Δapi) / Δwall,
 // clamped to [0, 1]; 0 when the wall time does not grow.
 double HostSideShare(const Decomposition& d);
+
+// Whether the range makes calls through which the candidate's state can cost it time (step 3).
+bool HasPath(const std::string& kind, const Decomposition& d);
 
 }  // namespace cuclimb::analysis

@@ -16,13 +16,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// 6 significant digits: stable across compilers and short to read. Non-finite values become 0.
-double R(double v) {
-  if (!std::isfinite(v)) return 0;
-  if (v == 0) return 0;
+// 6 significant digits: stable across compilers and short to read. Whole numbers are written
+// as integers; non-finite values become 0.
+nlohmann::ordered_json R(double v) {
+  if (!std::isfinite(v) || v == 0) return 0;
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return std::strtod(buf, nullptr);
+  const double r = std::strtod(buf, nullptr);
+  if (r == std::trunc(r) && std::fabs(r) < 9.0e15) return static_cast<int64_t>(r);
+  return r;
 }
 
 Json Arr(const Series& s) {

@@ -41,6 +41,9 @@ RangeReport Range(const Series& total, bool host_side) {
   r.decomposition.host = Comp(host_side ? rest : flat);
   r.decomposition.sync = Comp(host_side ? flat : rest);
   r.decomposition.gpu = Comp(host_side ? flat : rest);
+  Component alloc = Comp(flat);
+  alloc.name = "cuMemAllocAsync";
+  r.decomposition.by_api.push_back(alloc);
   return r;
 }
 
@@ -100,6 +103,14 @@ TEST(Attribution, RangeFollowingTheStepsOfABurstyLeakExplains) {
 TEST(Attribution, SmoothClimbBesideABurstyLeakIsOnlyCorrelated) {
   const Explanation e = Explain(Range(Linear(10, 0.01, 0.002), true), Candidate(Steps()), Thresholds{});
   EXPECT_EQ(e.verdict, "correlated_only") << e.reason;
+}
+
+TEST(Attribution, LinearLeakWithoutAPathIsOnlyCorrelated) {
+  Accumulator c = Candidate(Linear(0, 2, 0));
+  c.kind = "events";  // the range makes no event calls
+  const Explanation e = Explain(Range(Linear(10, 0.05, 0.05), true), c, Thresholds{});
+  EXPECT_EQ(e.verdict, "correlated_only") << e.reason;
+  EXPECT_NE(e.reason.find("no calls through which events"), std::string::npos) << e.reason;
 }
 
 TEST(Attribution, FlatRangeIsUnrelated) {

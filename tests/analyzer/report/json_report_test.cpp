@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON report's fixed keys, types and orders (docs/report-schema.md), and the text report.
+#include "report/json_report.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../analysis/scenario_util.h"
+#include "report/text_report.h"
+
+namespace cuclimb::testing {
+namespace {
+
+using nlohmann::json;
+
+json Report(const SimOptions& o) {
+  const analysis::Report r = AnalyzeSim(o);
+  auto text = analysis::ToJson(r);
+  EXPECT_TRUE(text.ok());
+  return json::parse(*text);
+}
+
+SimOptions Climb() {
+  SimOptions o;
+  o.leak_device = 2;
+  o.host_ns_per_leaked = 100;
+  o.leak_events = 1;
+  return o;
+}
+
+TEST(JsonReport, FixedTopLevelKeys) {
+  const json j = Report(Climb());
+  EXPECT_EQ(j["schema"], "cuclimb.report/1");
+  EXPECT_EQ(j["verdict"], "climbing");
+  ASSERT_TRUE(j["iterations"].is_object());
+  EXPECT_EQ(j["iterations"]["source"], "nvtx_range");
+  EXPECT_EQ(j["iterations"]["count"], 120);
+  ASSERT_TRUE(j["ranges"].is_array());
+  for (const json& r : j["ranges"]) {
+    for (const char* k : {"first_ms", "last_ms", "climb_pct", "slope_ms_per_iter", "p_value"}) {
+      EXPECT_TRUE(r[k].is_number()) << k;
+    }
+    EXPECT_TRUE(r["name"].is_string());
+    EXPECT_TRUE(r["climbing"].is_boolean());
+  }
+  ASSERT_TRUE(j["accumulators"].is_array());
+  ASSERT_EQ(j["accumulators"].size(), 2u);
+  const std::set<std::string> kinds = {"device_allocations", "pinned_allocations", "managed_allocations",
+                                       "vmm_mappings", "pool_reserved", "streams", "events", "modules",
+                                       "graphs", "nvtx_regions", "host_function"};
+  int rank = 0;
+  for (const json& a : j["accumulators"]) {
+    EXPECT_EQ(a["rank"], ++rank);
+    EXPECT_TRUE(kinds.count(a["kind"].get<std::string>())) << a["kind"];
+    EXPECT_TRUE(a["key"].is_string());
+    EXPECT_TRUE(a["growth_per_iter"].is_number());
+    EXPECT_TRUE(a["unit"] == "handles" || a["unit"] == "bytes" || a["unit"] == "samples");
+    EXPECT_TRUE(a["p_value"].is_number());
+    EXPECT_TRUE(a["explains"].is_array());
+    ASSERT_TRUE(a["evidence"].is_object());
+    EXPECT_EQ(a["evidence"]["series"].size(), 120u);
+    EXPECT_TRUE(a["evidence"]["call_site"]["frames"].is_array());
+  }
+  EXPECT_EQ(j["accumulators"][0]["kind"], "device_allocations");
+  EXPECT_EQ(j["accumulators"][0]["explains"], json::array({"iteration", "P/step"}));
+  EXPECT_EQ(j["accumulators"][0]["growth_per_iter"], 2);
+  EXPECT_EQ(j["accumulators"][0]["evidence"]["bytes_per_iter"], 1024);
+  // The events leak has a path to "iteration" (which creates the events) but not to P/step.
+  EXPECT_EQ(j["accumulators"][1]["kind"], "events");
+  for (const json& name : j["accumulators"][1]["explains"]) EXPECT_NE(name, "P/step");
+}
+
+TEST(JsonReport, EmptyAccumulatorsWhenFlat) {
+  const json j = Report(SimOptions{});
+  EXPECT_EQ(j["verdict"], "flat");
+  EXPECT_TRUE(j["accumulators"].is_array());
+  EXPECT_TRUE(j["accumulators"].empty());
+}
+
+TEST(JsonReport, PerRankSections) {
+  const json j = Report(Climb());
+  ASSERT_EQ(j["ranks"].size(), 1u);
+  const json& r = j["ranks"][0];
+  for (const char* k : {"trace", "process", "threads", "iterations", "ranges", "accumulators", "kernels", "apis",
+                        "state", "leaks", "temporaries", "peak", "fragmentation", "overhead", "notes"}) {
+    EXPECT_TRUE(r.contains(k)) << k;
+  }
+  EXPECT_EQ(r["iterations"]["spans"].size(), 120u);
+  const json& step = r["ranges"][1];
+  EXPECT_EQ(step["name"], "P/step");
+  EXPECT_EQ(step["total_ms"].size(), 120u);
+  for (const char* k : {"wall", "api", "sync", "host", "gpu", "by_api", "by_sync", "by_kernel"}) {
+    EXPECT_TRUE(step["decomposition"].contains(k)) << k;
+  }
+  EXPECT_EQ(r["trace"]["status"], "complete");
+}
+
+TEST(JsonReport, NumbersAreRoundedAndStable) {
+  const analysis::Report r = AnalyzeSim(Climb());
+  const std::string a = *analysis::ToJson(r), b = *analysis::ToJson(r);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.find("nan"), std::string::npos);
+  // Arrays of numbers stay on one line.
+  EXPECT_NE(a.find("\"series\": [2, 4, 6, 8"), std::string::npos);
+  analysis::JsonOptions one_line;
+  one_line.indent = -1;
+  const std::string c = *analysis::ToJson(r, one_line);
+  EXPECT_EQ(c.find('\n'), c.size() - 1);
+  EXPECT_EQ(json::parse(a), json::parse(c));
+}
+
+TEST(JsonReport, InvalidUtf8InNamesIsReplaced) {
+  TraceBuilder b;
+  for (int i = 0; i < 20; ++i) {
+    b.Push(i * 1000, "it\xff\xfe");
+    b.Launch(i * 1000 + 10, 5, "kern\xc3", i + 1);
+    b.Pop(i * 1000 + 500);
+  }
+  const std::string bytes = b.ToBinary();
+  auto r = analysis::AnalyzeBuffers({bytes}, {"bad\xff.trace"}, {});
+  ASSERT_TRUE(r.ok());
+  auto j = analysis::ToJson(*r);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_NO_THROW(json::parse(*j));
+}
+
+TEST(TextReport, TableAndAccumulatorLines) {
+  const std::string t = analysis::ToText(AnalyzeSim(Climb()));
+  EXPECT_NE(t.find("range"), std::string::npos);
+  EXPECT_NE(t.find("P/step"), std::string::npos);
+  EXPECT_NE(t.find("climbing"), std::string::npos);
+  EXPECT_NE(t.find("accumulators:\n  1. device_allocations"), std::string::npos) << t;
+  EXPECT_NE(t.find("explains iteration"), std::string::npos) << t;
+  EXPECT_NE(t.find("verdict: climbing"), std::string::npos);
+  EXPECT_EQ(analysis::FormatMs(1.1734), "1.17 ms");
+  EXPECT_EQ(analysis::FormatMs(0.85), "850 µs");
+  EXPECT_EQ(analysis::FormatMs(2310), "2.31 s");
+}
+
+}  // namespace
+}  // namespace cuclimb::testing
