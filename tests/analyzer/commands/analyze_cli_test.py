@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""`cuclimb analyze` as a user runs it: exit codes, terminal output, --json, flags, damage."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CUCLIMB = os.path.abspath(sys.argv.pop(1))
+GOLDEN = os.path.abspath(sys.argv.pop(1))
+
+
+def run(*args, cwd=None):
+    return subprocess.run([CUCLIMB, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+class AnalyzeCliTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def golden(self, name):
+        return os.path.join(GOLDEN, name)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_terminal_report(self):
+        r = run("analyze", self.golden("climb_cubecl.trace"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("range", r.stdout)
+        self.assertIn("P/step", r.stdout)
+        self.assertIn("climbing", r.stdout)
+        self.assertIn("accumulators:", r.stdout)
+        self.assertIn("1. device_allocations", r.stdout)
+        self.assertIn("verdict: climbing", r.stdout)
+        self.assertEqual(r.stderr, "")  # no progress bar when stderr is not a terminal
+
+    def test_json_file_and_stdout(self):
+        out = self.path("r.json")
+        r = run("analyze", self.golden("flat_control.trace"), "--json", out, "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual(report["schema"], "cuclimb.report/1")
+        self.assertEqual(report["verdict"], "flat")
+        self.assertEqual(report["accumulators"], [])
+        r = run("analyze", self.golden("flat_control.trace"), "--json", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["verdict"], "flat")  # JSON only on stdout
+
+    def test_same_trace_same_bytes(self):
+        a, b = self.path("a.json"), self.path("b.json")
+        for out in (a, b):
+            self.assertEqual(run("analyze", self.golden("climb_cubecl.trace"), "--json", out, "--quiet").returncode, 0)
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            self.assertEqual(fa.read(), fb.read())
+
+    def test_cli_matches_golden(self):
+        shutil.copy(self.golden("climb_cubecl.trace"), self.path("climb_cubecl.trace"))
+        r = run("analyze", "climb_cubecl.trace", "--json", "out.json", "--quiet", cwd=self.dir.name)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("out.json")) as f, open(self.golden("climb_cubecl.expected.json")) as g:
+            self.assertEqual(json.load(f), json.load(g))
+
+    def test_flags_change_thresholds(self):
+        out = self.path("r.json")
+        r = run("analyze", self.golden("climb_cubecl.trace"), "--json", out, "--quiet", "--alpha", "0.001",
+                "--min-climb-pct", "50", "--warmup", "3", "--top", "1", "--iteration", "P/step")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual(report["thresholds"]["alpha"], 0.001)
+        self.assertEqual(report["thresholds"]["min_climb_pct"], 50)
+        self.assertEqual(report["thresholds"]["warmup"], 3)
+        self.assertEqual(report["iterations"]["name"], "P/step")
+        self.assertTrue(report["iterations"]["user_chosen"])
+        self.assertEqual(report["verdict"], "flat")  # nothing climbs 50 %
+        self.assertLessEqual(len(report["accumulators"]), 1)
+
+    def test_several_ranks(self):
+        r = run("analyze", self.golden("rank0.trace"), self.golden("rank1.trace"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("2 traces", r.stdout)
+        self.assertIn("per rank:", r.stdout)
+
+    def test_truncated_trace_is_reported_and_exits_3(self):
+        out = self.path("r.json")
+        r = run("analyze", self.golden("truncated.trace"), "--json", out)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("[partial]", r.stdout)
+        self.assertIn("cut or damaged", r.stderr)
+        with open(out) as f:
+            self.assertTrue(json.load(f)["partial"])
+
+    def test_usage_errors_exit_2(self):
+        for args in (["analyze"], ["analyze", "x.trace", "--alpha", "2"], ["analyze", "x.trace", "--warmup", "soon"],
+                     ["analyze", "x.trace", "--no-such-flag"], ["analyze", "x.trace", "--top", "-1"]):
+            r = run(*args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertTrue(r.stderr.startswith("cuclimb analyze: "), r.stderr)
+
+    def test_bad_input_exits_3(self):
+        r = run("analyze", self.path("missing.trace"))
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("missing.trace", r.stderr)
+        junk = self.path("junk.trace")
+        with open(junk, "wb") as f:
+            f.write(b"\x00\x01not a trace at all")
+        self.assertEqual(run("analyze", junk).returncode, 3)
+
+    def test_unwritable_output_exits_4(self):
+        r = run("analyze", self.golden("flat_control.trace"), "--json", "/nonexistent-dir/r.json")
+        self.assertEqual(r.returncode, 4, r.stderr)
+
+    def test_help(self):
+        r = run("analyze", "--help")
+        self.assertEqual(r.returncode, 0)
+        for flag in ("--iteration", "--json", "--warmup", "--alpha", "--min-climb-pct", "--top", "--quiet"):
+            self.assertIn(flag, r.stdout)
+        self.assertIn("analyze", run("--help").stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
