@@ -47,7 +47,7 @@ class NvtxInjection : public ::testing::Test {
         {"CUCLIMB_OUTPUT", trace_},
     };
     for (auto& e : extra) env.push_back(e);
-    return ::cuclimb::testing::Run({Program(), mode}, env, dir_);
+    return RunProgram({Program(), mode}, env, dir_);
   }
 
   std::vector<std::string> Names(const Trace& t, EventType type) {

@@ -48,7 +48,7 @@ inline std::string ReadText(const std::string& path) {
 }
 
 // Runs argv with env added (NAME=VALUE; an empty value unsets NAME).
-inline RunResult Run(const std::vector<std::string>& argv,
+inline RunResult RunProgram(const std::vector<std::string>& argv,
                      const std::vector<std::pair<std::string, std::string>>& env,
                      const std::string& scratch) {
   const std::string err_path = scratch + "/stderr.txt";
