@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end speed and memory of `cuclimb analyze` on a generated training-loop trace: events/s
-// on one core (decode + analysis), the reader alone for comparison, and peak RSS of the
-// analysis (measured in a child process, so generation does not count).
+// on one core (decode + analysis; wall and CPU time, since a shared machine inflates wall time),
+// the reader alone for comparison, and peak RSS of the analysis (measured in a child process, so
+// generation does not count).
 //
 //   analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]
 // Defaults: 20 M events, 100 inner steps per iteration (≈ 4 000 events per iteration). The
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
   struct stat st {};
   ::stat(path.c_str(), &st);
   // Decode alone, for comparison.
+  uint64_t decoded = 0;
   {
     auto reader = cuclimb::trace::TraceReader::Open(path);
     if (!reader.ok()) {
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(st.st_size) / static_cast<double>(n));
     std::printf("decode only:      %llu events in %.2f s = %.1f M events/s\n", static_cast<unsigned long long>(n), s,
                 static_cast<double>(n) / s / 1e6);
+    decoded = n;
   }
   // The analysis, in a child so that its peak RSS is its own.
   std::fflush(stdout);
@@ -154,7 +157,10 @@ int main(int argc, char** argv) {
   int status = 0;
   struct rusage ru {};
   wait4(pid, &status, 0, &ru);
-  std::printf("analyze peak RSS: %.0f MiB\n", ru.ru_maxrss / 1024.0);
+  const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  std::printf("analyze CPU time: %.2f s = %.1f M events per CPU second; peak RSS %.0f MiB\n", cpu,
+              static_cast<double>(decoded) / cpu / 1e6, ru.ru_maxrss / 1024.0);
   if (generate && !keep) std::remove(path.c_str());
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

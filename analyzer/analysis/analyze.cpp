@@ -107,6 +107,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     if ((++events & (kProgressEvery - 1)) == 0) Report(options, *raw, index, count, 1, events);
   }
   prefix = std::vector<trace::Event>();
+  stats.ObserveNvtxOnly();
   while (raw->Next(&ev)) {
     stats.Observe(ev);
     pass.Feed(ev);
@@ -114,6 +115,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   pass.Finish();
   Report(options, *raw, index, count, 1, events);
+  for (const auto& [tid, record] : pass.aggregator->data().threads) stats.SetCudaCalls(tid, record.cuda_calls);
 
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
   bool repassed = false;

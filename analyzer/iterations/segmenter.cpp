@@ -66,9 +66,9 @@ int SegmentStats::DepthOf(uint32_t tid) const {
   return depth;
 }
 
-void SegmentStats::Observe(const trace::Event& ev) {
+void SegmentStats::ObserveAll(const trace::Event& ev) {
   const EventType t = ev.type;
-  if (ev.tid != 0) {
+  if (ev.tid != 0 && !nvtx_only_) {
     if (ev.tid != last_tid_ || last_thread_ == nullptr) {
       last_thread_ = &threads_[ev.tid];  // re-fetched on every change: inserts move entries
       last_tid_ = ev.tid;

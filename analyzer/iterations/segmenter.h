@@ -49,7 +49,14 @@ class SegmentStats {
 
   // `user_name` is --iteration (empty for automatic); reader resolves string ids.
   SegmentStats(const trace::TraceReader* reader, std::string user_name);
-  void Observe(const trace::Event& ev);
+  void Observe(const trace::Event& ev) {
+    if (nvtx_only_ && (ev.type < format::EventType::kPush || ev.type > format::EventType::kMark)) return;
+    ObserveAll(ev);
+  }
+  // After the prefix: only NVTX events matter for the final choice; the per-thread CUDA call
+  // counts of the whole trace are handed over at the end (SetCudaCalls) by whoever counted them.
+  void ObserveNvtxOnly() { nvtx_only_ = true; }
+  void SetCudaCalls(uint32_t tid, uint64_t calls) { threads_[tid].cuda_calls = calls; }
 
   struct Candidate {
     uint64_t count = 0;
@@ -85,6 +92,7 @@ class SegmentStats {
     bool counted;  // false when nested inside an instance of the same name
   };
   int DepthOf(uint32_t tid) const;
+  void ObserveAll(const trace::Event& ev);
 
   const trace::TraceReader* reader_;
   std::string user_name_;
@@ -96,6 +104,7 @@ class SegmentStats {
   absl::flat_hash_map<uint32_t, ThreadCounts> threads_;
   uint32_t last_tid_ = 0;
   ThreadCounts* last_thread_ = nullptr;
+  bool nvtx_only_ = false;
 };
 
 // Applies the rules of docs/report-schema.md ("Iterations") to the statistics. `launch` is the

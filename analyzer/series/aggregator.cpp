@@ -23,7 +23,6 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
     : reader_(reader), symbolizer_(symbolizer), iteration_tid_(iteration_tid) {
   launches_.resize(kLaunchWindow);
   sigs_.emplace_back();  // signature 0: no open range
-  sig_index_.emplace(std::string(), 0);
   if (iteration_tid != 0) {
     a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
     a_.ranges.emplace_back();  // name 0: the "(iteration)" pseudo range
@@ -68,21 +67,22 @@ uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
   return it->second;
 }
 
-uint32_t Aggregator::Signature(ThreadState& t) {
-  if (!t.sig_dirty) return t.sig;
-  std::string key;
-  std::vector<std::pair<uint32_t, uint32_t>> list;
-  for (const OpenRange& o : t.open) {
-    if (o.dup) continue;
+uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
+  if (o.dup) return parent;
+  auto [it, inserted] = sig_child_.try_emplace(std::make_tuple(parent, o.range, o.slot),
+                                               static_cast<uint32_t>(sigs_.size()));
+  if (inserted) {
+    std::vector<std::pair<uint32_t, uint32_t>> list = sigs_[parent];
     list.emplace_back(o.range, o.slot);
-    key.append(reinterpret_cast<const char*>(&o.range), sizeof(o.range));
-    key.append(reinterpret_cast<const char*>(&o.slot), sizeof(o.slot));
+    sigs_.push_back(std::move(list));
   }
-  auto [it, inserted] = sig_index_.try_emplace(key, static_cast<uint32_t>(sigs_.size()));
-  if (inserted) sigs_.push_back(std::move(list));
-  t.sig = it->second;
-  t.sig_dirty = false;
-  return t.sig;
+  return it->second;
+}
+
+void Aggregator::Open(ThreadState& t, OpenRange o) {
+  for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
+  o.sig_after = ChildSignature(Signature(t), o);
+  t.open.push_back(o);
 }
 
 void Aggregator::Process(const Event& ev, uint32_t slot) {
@@ -251,15 +251,16 @@ void Aggregator::OnPush(const Event& ev, uint32_t slot) {
   o.slot = slot;
   o.start = ev.ts;
   o.domain = ev.domain;
-  for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
-  t.open.push_back(o);
-  t.sig_dirty = true;
+  Open(t, o);
 }
 
 void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts) {
   const OpenRange o = t.open[index];
   t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
-  t.sig_dirty = true;
+  // Closing a range below the top (start/end ranges do that) changes the signatures above it.
+  for (size_t j = index; j < t.open.size(); ++j) {
+    t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
+  }
   if (o.dup) return;
   RangeSeries& r = a_.ranges[o.range];
   SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
@@ -286,9 +287,7 @@ void Aggregator::OnRangeStart(const Event& ev, uint32_t slot) {
   o.start = ev.ts;
   o.domain = ev.domain;
   o.id = ev.addr;
-  for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
-  t.open.push_back(o);
-  t.sig_dirty = true;
+  Open(t, o);
   start_end_[ev.addr] = ev.tid;
 }
 
@@ -316,11 +315,14 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   if (ev.corr == 0) return;
   const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
   const bool on_iteration_thread = ev.tid != 0 && ev.tid == iteration_tid_;
-  if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
-    AttributeKernel(sig, early->second.kernel, early->second.dur);
-    if (on_iteration_thread) AttributeIteration(slot, early->second.kernel, early->second.dur);
-    early_kernels_.erase(early);
-    if (ev.handle == 0) return;
+  if (!early_kernels_.empty()) {
+    if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
+      const uint32_t ek = KernelIndex(early->second.kernel);
+      AttributeKernel(sig, ek, early->second.kernel, early->second.dur);
+      if (on_iteration_thread) AttributeIteration(slot, ek, early->second.kernel, early->second.dur);
+      early_kernels_.erase(early);
+      if (ev.handle == 0) return;
+    }
   }
   PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
   p.corr = ev.corr;
@@ -331,19 +333,19 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   p.on_iteration_thread = on_iteration_thread;
 }
 
-void Aggregator::AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur) {
+void Aggregator::AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur) {
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
   for (const auto& [range, slot] : sigs_[sig]) {
     SlotAdd(a_.ranges[range].gpu_ns, slot, d);
-    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, KernelIndex(kernel), kernel), slot, d);
+    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, dense, kernel), slot, d);
   }
 }
 
-void Aggregator::AttributeIteration(uint32_t slot, uint32_t kernel, int64_t dur) {
+void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur) {
   const auto r = static_cast<uint32_t>(a_.iteration_range);
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
   SlotAdd(a_.ranges[r].gpu_ns, slot, d);
-  SlotAdd(Part(a_.range_kernels, range_kernel_index_, r, KernelIndex(kernel), kernel), slot, d);
+  SlotAdd(Part(a_.range_kernels, range_kernel_index_, r, dense, kernel), slot, d);
 }
 
 void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
@@ -352,8 +354,8 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
   if (launch != nullptr) {
     kslot = launch->slot;  // GPU time belongs to the iteration that launched the kernel
-    AttributeKernel(launch->sig, ev.name, ev.dur);
-    if (launch->on_iteration_thread) AttributeIteration(launch->slot, ev.name, ev.dur);
+    AttributeKernel(launch->sig, k, ev.name, ev.dur);
+    if (launch->on_iteration_thread) AttributeIteration(launch->slot, k, ev.name, ev.dur);
     if (!launch->graph) launch->corr = 0;
   } else if (ev.corr != 0 && early_kernels_.size() < (1u << 20)) {
     early_kernels_[ev.corr] = {ev.dur, ev.name};

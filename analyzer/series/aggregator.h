@@ -63,11 +63,10 @@ class Aggregator {
     uint32_t domain = 0;
     uint64_t id = ~uint64_t{0};  // start/end id; ~0 for push/pop
     bool dup = false;            // nested inside an instance of the same range: not counted
+    uint32_t sig_after = 0;      // signature of the open ranges up to and including this one
   };
   struct ThreadState {
     std::vector<OpenRange> open;
-    uint32_t sig = 0;
-    bool sig_dirty = true;
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -90,7 +89,10 @@ class Aggregator {
   };
 
   ThreadState& Thread(uint32_t tid);
-  uint32_t Signature(ThreadState& t);
+  // The signature of a thread's open (range, slot) list, for attributing GPU time later.
+  uint32_t Signature(const ThreadState& t) const { return t.open.empty() ? 0 : t.open.back().sig_after; }
+  uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
+  void Open(ThreadState& t, OpenRange o);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);
   uint32_t KernelIndex(uint32_t name);
   // The per-iteration part of a range for one API, sync API or kernel (dense index + string id).
@@ -106,8 +108,8 @@ class Aggregator {
   void CloseRange(ThreadState& t, size_t index, int64_t end_ts);
   void OnLaunch(const trace::Event& ev, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
-  void AttributeKernel(uint32_t sig, uint32_t kernel, int64_t dur);
-  void AttributeIteration(uint32_t slot, uint32_t kernel, int64_t dur);
+  void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
+  void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   void OnSample(const trace::Event& ev, uint32_t slot);
   void OnIdentity(const trace::Event& ev);
   // memory.cpp
@@ -137,7 +139,7 @@ class Aggregator {
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
   absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sigs_;  // (range, slot) lists
-  absl::flat_hash_map<std::string, uint32_t> sig_index_;
+  absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sig_child_;
 
   std::vector<PendingLaunch> launches_;  // kLaunchWindow entries
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
