@@ -133,9 +133,9 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     second.Finish();
     Report(options, *raw2, index, count, 2, events);
     pass = std::move(second);
-  } else {
-    final_choice = choice;
   }
+  // Same boundaries: final_choice differs from choice only in `why`, which now counts the whole
+  // trace rather than the prefix.
   AssemblyInput in;
   in.reader = pass.reader.get();
   in.aggregates = &pass.aggregator->data();

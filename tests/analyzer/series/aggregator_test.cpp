@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// The streaming model's edge cases, end to end on hand-built traces: handle identity, NVTX heaps
+// and regions, VMM, correlation of GPU records (early, late, graphs), ranges across threads and
+// nested in themselves, out-of-order threads.
+#include <gtest/gtest.h>
+
+#include "../analysis/scenario_util.h"
+
+namespace cuclimb::testing {
+namespace {
+
+using format::EventType;
+using format::HandleType;
+using format::MemoryKind;
+
+constexpr int kIterations = 12;
+constexpr uint64_t kHeap = 0x4400;
+
+analysis::Report AnalyzeBuilt(const TraceBuilder& b) {
+  const std::string bytes = b.ToBinary();
+  auto r = analysis::AnalyzeBuffers({bytes}, {"edge.trace"}, {});
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : analysis::Report{};
+}
+
+const analysis::StateSeries& State(const analysis::Report& r, const std::string& metric, const std::string& dim,
+                                   const std::string& key) {
+  const analysis::StateSeries* s = FindState(r.ranks.at(0), metric, dim, key);
+  EXPECT_NE(s, nullptr) << metric << "/" << dim << "/" << key;
+  static const analysis::StateSeries empty;
+  return s != nullptr ? *s : empty;
+}
+
+TEST(Model, HandlesRegionsAndVmmAreMatched) {
+  TraceBuilder b;
+  b.Add(EventType::kHeap, 5).handle = kHeap;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 1000 + i * 1000;
+    b.Push(t, "it");
+    b.Region(t + 10, kHeap, 0x9000, 256);
+    b.Region(t + 20, kHeap, 0x9100, 256);
+    Event& r3 = b.Region(t + 30, kHeap, 0x9200, 64);
+    r3.handle = 77;
+    Event& f3 = b.RegionFree(t + 40, 0, 0);
+    f3.handle = 77;                                        // freed by handle only
+    b.Add(EventType::kHeapReset, t + 50).handle = kHeap;   // drops the other two
+    Event& map = b.Add(EventType::kVmm, t + 60);
+    map.kind = static_cast<uint8_t>(format::VmmOp::kMap);
+    map.addr = 0x7000000;
+    map.size = 2 << 20;
+    Event& unmap = b.Add(EventType::kVmm, t + 70);
+    unmap.kind = static_cast<uint8_t>(format::VmmOp::kUnmap);
+    unmap.addr = 0x7000000;
+    b.Create(t + 80, HandleType::kEvent, 0xE0);            // same handle value every iteration,
+    b.Alloc(t + 90, 0xA000, 512);                          // never destroyed: replaced, not grown
+    b.Free(t + 100, 0xA000);
+    b.Alloc(t + 110, 0xA000, 512);                         // address reuse: a new handle
+    b.Free(t + 120, 0xA000);
+    b.Free(t + 130, 0xBAD0 + i);                           // never allocated
+    b.Launch(t + 140, 5, "k", i + 1);
+    b.Pop(t + 500);
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  EXPECT_EQ(r.iterations.count, kIterations);
+  EXPECT_TRUE(r.accumulators.empty()) << Text(r);
+  for (double v : State(r, "live_regions", "heap", "heap 0x4400").values) EXPECT_EQ(v, 0);
+  for (double v : State(r, "live_handles", "memory_kind", "vmm_mapping").values) EXPECT_EQ(v, 0);
+  for (double v : State(r, "live_handles", "handle_type", "event").values) EXPECT_EQ(v, 1);
+  for (double v : State(r, "live_handles", "total", "all").values) EXPECT_EQ(v, 0);
+  const auto& rank = r.ranks[0];
+  EXPECT_EQ(rank.leaks.unmatched_frees, static_cast<uint64_t>(kIterations));
+  EXPECT_EQ(rank.leaks.replaced_allocations, 0u);
+  EXPECT_EQ(rank.leaks.handles_by_type.at("event"), 1u);
+  EXPECT_EQ(rank.temporaries.count[3], 2);
+}
+
+TEST(Model, GpuRecordsBeforeAfterAndFromGraphs) {
+  TraceBuilder b;
+  uint64_t corr = 0;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 10000 + i * 10000;
+    b.Push(t, "it");
+    b.Push(t + 10, "step");
+    const uint64_t early = ++corr;
+    b.Kernel(t + 5, 100, "early_k", early);  // the GPU record is read before its launch
+    b.Launch(t + 20, 5, "early_k", early);
+    const uint64_t graph = ++corr;
+    Event& g = b.Launch(t + 30, 5, "graph_k", graph);
+    g.handle = 0x6000;  // cuGraphLaunch: several kernels share the correlation id
+    b.Pop(t + 40);
+    b.Pop(t + 5000);
+    for (int k = 0; k < 3; ++k) b.Kernel(t + 6000 + k * 100, 50, "graph_k", graph);  // late
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  const auto* step = FindRange(r, "step");
+  ASSERT_NE(step, nullptr);
+  for (double ms : step->decomposition.gpu.ms) EXPECT_NEAR(ms, (100 + 3 * 50) * 1e-6, 1e-12);
+  bool found = false;
+  for (const auto& k : r.ranks[0].kernels) {
+    if (k.name == "graph_k") {
+      found = true;
+      EXPECT_EQ(k.launches, static_cast<uint64_t>(kIterations));
+      EXPECT_EQ(k.executions, static_cast<uint64_t>(3 * kIterations));
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Model, RangesAcrossThreadsAndNestedInThemselves) {
+  TraceBuilder b;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 1000 + i * 1000;
+    b.Push(t, "it");
+    Event& s = b.Add(EventType::kRangeStart, t + 10);
+    s.tid = 1;
+    s.addr = 500 + i;
+    s.name = b.Str("handoff");
+    b.Push(t + 20, "recurse");
+    b.Push(t + 30, "recurse");  // nested in itself: counted once, outer instance
+    b.Pop(t + 40);
+    b.Pop(t + 100);
+    b.Pop(t + 900);
+    Event& e = b.Add(EventType::kRangeEnd, t + 300);  // ends on another thread
+    e.tid = 2;
+    e.addr = 500 + i;
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  const auto* handoff = FindRange(r, "handoff");
+  ASSERT_NE(handoff, nullptr) << Text(r);
+  for (double ms : handoff->total_ms) EXPECT_NEAR(ms, 290e-6, 1e-12);
+  const auto* recurse = FindRange(r, "recurse");
+  ASSERT_NE(recurse, nullptr);
+  for (double c : recurse->count) EXPECT_EQ(c, 1);
+  for (double ms : recurse->total_ms) EXPECT_NEAR(ms, 80e-6, 1e-12);
+}
+
+TEST(Model, OtherThreadsEventsLandInTheirIteration) {
+  // Thread 2's events are written in batches after thread 1 has moved on.
+  TraceBuilder b;
+  std::vector<int64_t> later;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 1000 + i * 1000;
+    b.Push(t, "it");
+    b.Launch(t + 10, 5, "k", i + 1);
+    b.Pop(t + 900);
+    later.push_back(t + 500);
+    if (i % 4 == 3) {
+      for (int64_t ts : later) b.Alloc(ts, 0xC000 + static_cast<uint64_t>(ts), 64, MemoryKind::kDevice, "cuMemAlloc_v2", 0, 2);
+      later.clear();
+    }
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  const auto& allocs = State(r, "allocs", "total", "all");
+  ASSERT_EQ(allocs.values.size(), static_cast<size_t>(kIterations));
+  for (double v : allocs.values) EXPECT_EQ(v, 1);
+}
+
+TEST(Model, EventsAheadOfTheBoundaryThreadWaitForIt) {
+  // Thread 2 writes the next four iterations' events before thread 1 has reached them.
+  TraceBuilder b;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 1000 + i * 1000;
+    if (i % 4 == 0) {
+      for (int j = i; j < i + 4; ++j) {
+        b.Alloc(1000 + j * 1000 + 500, 0xD000 + static_cast<uint64_t>(j), 64, MemoryKind::kDevice, "cuMemAlloc_v2", 0, 2);
+      }
+    }
+    b.Push(t, "it");
+    b.Launch(t + 10, 5, "k", i + 1);
+    b.Pop(t + 900);
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  const auto& allocs = State(r, "allocs", "total", "all");
+  ASSERT_EQ(allocs.values.size(), static_cast<size_t>(kIterations));
+  for (double v : allocs.values) EXPECT_EQ(v, 1);
+  EXPECT_EQ(r.iterations.prologue_events, 0u);
+}
+
+}  // namespace
+}  // namespace cuclimb::testing
