@@ -786,7 +786,10 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain,
     g_debug_counts[static_cast<size_t>(domain) * kDebugCbids + cbid].fetch_add(
         1, std::memory_order_relaxed);
   }
-  if (g_in_child.load(std::memory_order_relaxed)) return;
+  if (g_in_child.load(std::memory_order_relaxed) ||
+      g_bare_callbacks.load(std::memory_order_relaxed)) {
+    return;
+  }
   ReentryGuard guard;
   if (guard.nested()) return;
   if (!g_capture_on.load(std::memory_order_relaxed)) {

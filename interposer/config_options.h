@@ -77,6 +77,7 @@ static_assert(sizeof(kOptionTable) / sizeof(OptionInfo) == static_cast<int>(Opti
 inline constexpr const char* kEnvPreloadInit = "CUCLIMB_PRELOAD_INIT";  // subscribe in the ctor
 inline constexpr const char* kEnvDebugCbids = "CUCLIMB_DEBUG_CBIDS";    // file: callback counts
 inline constexpr const char* kEnvDebugCaptureQueries = "CUCLIMB_DEBUG_CAPTURE_QUERIES";
+inline constexpr const char* kEnvDebugBareCallbacks = "CUCLIMB_DEBUG_BARE_CALLBACKS";
 inline constexpr const char* kEnvLib = "CUCLIMB_LIB";  // launcher: path of libcuclimb.so
 
 }  // namespace cuclimb::interposer

@@ -451,6 +451,9 @@ bool StartRecorderOnce() {
   if (const char* v = std::getenv(kEnvDebugCaptureQueries); v != nullptr && v[0] == '1') {
     SetDebugCaptureQueries(true);
   }
+  if (const char* v = std::getenv(kEnvDebugBareCallbacks); v != nullptr && v[0] == '1') {
+    g_bare_callbacks.store(true);
+  }
 
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);

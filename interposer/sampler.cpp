@@ -118,37 +118,23 @@ void Sample(const DriverApi& d, int64_t ts) {
       g_pools.Add(reinterpret_cast<uint64_t>(pool), device);
     }
   }
-  for (size_t i = 0; i < g_pools.size(); ++i) {
-    if (!g_pools.BeginQuery(i)) continue;
-    const uint64_t handle = g_pools.PoolAt(i);
-    auto* pool = reinterpret_cast<CUmemoryPool>(handle);
-    cuuint64_t reserved = 0;
-    cuuint64_t used = 0;
-    const bool ok =
-        d.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) == CUDA_SUCCESS &&
-        d.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) == CUDA_SUCCESS;
-    g_pools.EndQuery();
-    if (ok) {
-      Gauge(ts, g_pools.DeviceAt(i), "pool.reserved", static_cast<int64_t>(reserved), handle);
-      Gauge(ts, g_pools.DeviceAt(i), "pool.used", static_cast<int64_t>(used), handle);
-    }
-  }
+  // Per device: make one of its live contexts current (pool attributes and cuMemGetInfo may need
+  // one), query device memory, graph memory and the device's pools, then leave no context current.
   bool device_done[kMaxDevices] = {};
+  bool pool_done[PoolSet::kSlots] = {};
   for (size_t i = 0; i < g_contexts.size(); ++i) {
     const int32_t device = g_contexts.DeviceAt(i);
     if (device < 0 || device >= kMaxDevices || device_done[device]) continue;
     if (!g_contexts.BeginQuery(i)) continue;
     const auto context = reinterpret_cast<CUcontext>(g_contexts.ContextAt(i));
+    if (d.CtxSetCurrent(context) != CUDA_SUCCESS) {
+      g_contexts.EndQuery();
+      continue;
+    }
+    device_done[device] = true;
     size_t free_bytes = 0;
     size_t total_bytes = 0;
-    bool ok = false;
-    if (d.CtxSetCurrent(context) == CUDA_SUCCESS) {
-      ok = d.MemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS;
-      d.CtxSetCurrent(nullptr);  // never keep an application context current on our thread
-    }
-    g_contexts.EndQuery();
-    if (ok) {
-      device_done[device] = true;
+    if (d.MemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS) {
       Gauge(ts, device, "device.free", static_cast<int64_t>(free_bytes), 0);
       Gauge(ts, device, "device.total", static_cast<int64_t>(total_bytes), 0);
     }
@@ -163,6 +149,29 @@ void Sample(const DriverApi& d, int64_t ts) {
         Gauge(ts, device, "graph.used", static_cast<int64_t>(graph_used), 0);
       }
     }
+    for (size_t p = 0; p < g_pools.size() && p < PoolSet::kSlots; ++p) {
+      const int32_t pool_device = g_pools.DeviceAt(p);
+      if (pool_done[p] || (pool_device >= 0 && pool_device != device)) continue;
+      if (!g_pools.BeginQuery(p)) continue;
+      const uint64_t handle = g_pools.PoolAt(p);
+      auto* pool = reinterpret_cast<CUmemoryPool>(handle);
+      cuuint64_t reserved = 0;
+      cuuint64_t used = 0;
+      const bool ok =
+          d.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) ==
+              CUDA_SUCCESS &&
+          d.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) == CUDA_SUCCESS;
+      g_pools.EndQuery();
+      if (ok) {
+        pool_done[p] = true;
+        Gauge(ts, pool_device >= 0 ? pool_device : device, "pool.reserved",
+              static_cast<int64_t>(reserved), handle);
+        Gauge(ts, pool_device >= 0 ? pool_device : device, "pool.used", static_cast<int64_t>(used),
+              handle);
+      }
+    }
+    d.CtxSetCurrent(nullptr);  // never keep an application context current on our thread
+    g_contexts.EndQuery();
   }
 }
 
@@ -170,7 +179,10 @@ void Sample(const DriverApi& d, int64_t ts) {
 // the writer also queries while a capture is under way and records each result as a mark
 // "capture_query" (payload = CUresult), so a GPU test can check that RELAXED mode prevents 900.
 void DebugQueryDuringCapture(const DriverApi& d, int64_t ts) {
-  for (size_t i = 0; i < g_pools.size(); ++i) {
+  if (g_contexts.size() == 0 || !g_contexts.BeginQuery(0)) return;
+  const bool current =
+      d.CtxSetCurrent(reinterpret_cast<CUcontext>(g_contexts.ContextAt(0))) == CUDA_SUCCESS;
+  for (size_t i = 0; current && i < g_pools.size(); ++i) {
     if (!g_pools.BeginQuery(i)) continue;
     cuuint64_t reserved = 0;
     const CUresult r = d.MemPoolGetAttribute(reinterpret_cast<CUmemoryPool>(g_pools.PoolAt(i)),
@@ -182,8 +194,10 @@ void DebugQueryDuringCapture(const DriverApi& d, int64_t ts) {
     ev.domain = Str("cuclimb");
     ev.value = static_cast<int64_t>(r);
     Record(ev);
-    return;  // one query per tick is enough
+    break;  // one query per tick is enough
   }
+  if (current) d.CtxSetCurrent(nullptr);
+  g_contexts.EndQuery();
 }
 
 void MaybeSample(int64_t now_ns, bool force) {

@@ -14,6 +14,7 @@ constinit Config g_config;
 constinit Hooks g_hooks;
 constinit std::atomic<bool> g_capture_on{false};
 constinit std::atomic<bool> g_in_child{false};
+constinit std::atomic<bool> g_bare_callbacks{false};
 constinit std::atomic<uint64_t> g_iteration_marks{0};
 constinit std::atomic<uint64_t> g_iteration_number{0};
 constinit std::atomic<bool> g_sync_seen{false};
@@ -38,6 +39,7 @@ void ResetStateForTesting() noexcept {
   g_hooks = Hooks{};
   g_capture_on.store(false);
   g_in_child.store(false);
+  g_bare_callbacks.store(false);
   g_iteration_marks.store(0);
   g_iteration_number.store(0);
   g_sync_seen.store(false);

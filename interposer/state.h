@@ -33,6 +33,10 @@ extern Hooks g_hooks;
 extern std::atomic<bool> g_capture_on;
 // Set in a forked child: nothing of the parent's recording may be touched.
 extern std::atomic<bool> g_in_child;
+// CUCLIMB_DEBUG_BARE_CALLBACKS=1 (benchmarks only): callbacks stay enabled in CUPTI but return at
+// once, which measures CUPTI's own cost of a callback. Capture tracking is off too: never with a
+// program that captures graphs.
+extern std::atomic<bool> g_bare_callbacks;
 
 // Iteration boundaries seen (NVTX ranges named in CUCLIMB_ITERATION, cuclimb_mark_iteration):
 // the count, and the last iteration number (the range's integer payload when it has one).
