@@ -119,6 +119,19 @@ class AnalyzeCliTest(unittest.TestCase):
         r = run("analyze", self.golden("flat_control.trace"), "--json", "/nonexistent-dir/r.json")
         self.assertEqual(r.returncode, 4, r.stderr)
 
+    def test_reports_match_the_json_schema(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        schema_path = os.path.join(GOLDEN, "..", "..", "docs", "report.schema.json")
+        with open(schema_path) as f:
+            schema = json.load(f)
+        for name in sorted(os.listdir(GOLDEN)):
+            if name.endswith(".expected.json"):
+                with open(os.path.join(GOLDEN, name)) as f:
+                    jsonschema.validate(json.load(f), schema)
+
     def test_help(self):
         r = run("analyze", "--help")
         self.assertEqual(r.returncode, 0)
