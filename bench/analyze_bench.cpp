@@ -7,16 +7,16 @@
 //   analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]
 // Defaults: 20 M events, 100 inner steps per iteration (≈ 4 000 events per iteration). The
 // figures in docs/performance.md ("Analyzer") come from `--events 100000000`.
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <unistd.h>
 
 #include "analysis/analyze.h"
 #include "trace/binary_writer.h"
@@ -51,7 +51,8 @@ uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iter
       [&](std::string_view s) { return strings.Intern(s); },
       [&](std::initializer_list<std::string_view> frames) {
         std::vector<uint64_t> words;
-        for (std::string_view f : frames) words.push_back(cuclimb::format::StringFrame(strings.Intern(f)));
+        for (std::string_view f : frames)
+          words.push_back(cuclimb::format::StringFrame(strings.Intern(f)));
         return stacks.Intern(words);
       },
       [&](const Event&) { ++counted; }};
@@ -96,17 +97,24 @@ int main(int argc, char** argv) {
   std::string path;
   bool keep = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--events") && i + 1 < argc) events = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) path = argv[++i];
-    else if (!std::strcmp(argv[i], "--keep")) keep = true;
+    if (!std::strcmp(argv[i], "--events") && i + 1 < argc)
+      events = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc)
+      steps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc)
+      path = argv[++i];
+    else if (!std::strcmp(argv[i], "--keep"))
+      keep = true;
     else {
-      std::fprintf(stderr, "usage: analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]\n");
+      std::fprintf(stderr,
+                   "usage: analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]\n");
       return 2;
     }
   }
   const bool generate = path.empty() || access(path.c_str(), R_OK) != 0;
-  if (path.empty()) path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/cuclimb_analyze_bench.trace";
+  if (path.empty())
+    path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+           "/cuclimb_analyze_bench.trace";
   if (generate) {
     const auto t0 = Clock::now();
     int iterations = 0;
@@ -131,8 +139,8 @@ int main(int argc, char** argv) {
     const double s = Seconds(t0);
     std::printf("trace %s: %.0f MiB, %.1f bytes/event\n", path.c_str(), st.st_size / 1048576.0,
                 static_cast<double>(st.st_size) / static_cast<double>(n));
-    std::printf("decode only:      %llu events in %.2f s = %.1f M events/s\n", static_cast<unsigned long long>(n), s,
-                static_cast<double>(n) / s / 1e6);
+    std::printf("decode only:      %llu events in %.2f s = %.1f M events/s\n",
+                static_cast<unsigned long long>(n), s, static_cast<double>(n) / s / 1e6);
     decoded = n;
   }
   // The analysis, in a child so that its peak RSS is its own.
@@ -147,10 +155,12 @@ int main(int argc, char** argv) {
       _exit(1);
     }
     const uint64_t n = report->ranks[0].trace.events;
-    std::printf("analyze (1 core): %llu events in %.2f s = %.1f M events/s; %lld iterations, verdict %s, %zu accumulators%s\n",
-                static_cast<unsigned long long>(n), s, static_cast<double>(n) / s / 1e6,
-                static_cast<long long>(report->iterations.count), report->verdict.c_str(),
-                report->accumulators.size(), report->ranks[0].trace.repassed ? " (two passes)" : "");
+    std::printf(
+        "analyze (1 core): %llu events in %.2f s = %.1f M events/s; %lld iterations, verdict %s, "
+        "%zu accumulators%s\n",
+        static_cast<unsigned long long>(n), s, static_cast<double>(n) / s / 1e6,
+        static_cast<long long>(report->iterations.count), report->verdict.c_str(),
+        report->accumulators.size(), report->ranks[0].trace.repassed ? " (two passes)" : "");
     std::fflush(stdout);
     _exit(0);
   }
@@ -161,6 +171,7 @@ int main(int argc, char** argv) {
                      static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   std::printf("analyze CPU time: %.2f s = %.1f M events per CPU second; peak RSS %.0f MiB\n", cpu,
               static_cast<double>(decoded) / cpu / 1e6, ru.ru_maxrss / 1024.0);
-  if (generate && !keep) std::remove(path.c_str());
+  if (generate && !keep)
+    std::remove(path.c_str());
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -25,8 +25,8 @@
 namespace cuclimb::analysis {
 namespace {
 
-constexpr size_t kPrefixEvents = 1u << 17;   // 16 MiB of events
-constexpr size_t kMaxPending = 1u << 20;     // events waiting for the boundary thread
+constexpr size_t kPrefixEvents = 1u << 17;  // 16 MiB of events
+constexpr size_t kMaxPending = 1u << 20;    // events waiting for the boundary thread
 constexpr uint64_t kProgressEvery = 1u << 20;
 
 using ReaderFactory = std::function<absl::StatusOr<std::unique_ptr<trace::TraceReader>>()>;
@@ -42,8 +42,10 @@ struct PassState {
             const AnalyzeOptions& options) {
     reader = std::move(r);
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
-    const bool pseudo = choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), pseudo ? choice.tid : 0);
+    const bool pseudo =
+        choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
+    aggregator =
+        std::make_unique<Aggregator>(reader.get(), symbolizer.get(), pseudo ? choice.tid : 0);
     boundaries = std::make_unique<Boundaries>(choice);
   }
   void Feed(const trace::Event& ev) {
@@ -71,7 +73,8 @@ struct PassState {
 
 void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int count, int pass,
             uint64_t events) {
-  if (!o.progress) return;
+  if (!o.progress)
+    return;
   Progress p;
   p.trace_index = index;
   p.trace_count = count;
@@ -104,18 +107,21 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
-    if ((++events & (kProgressEvery - 1)) == 0) Report(options, *raw, index, count, 1, events);
+    if ((++events & (kProgressEvery - 1)) == 0)
+      Report(options, *raw, index, count, 1, events);
   }
   prefix = std::vector<trace::Event>();
   stats.ObserveNvtxOnly();
   while (raw->Next(&ev)) {
     stats.Observe(ev);
     pass.Feed(ev);
-    if ((++events & (kProgressEvery - 1)) == 0) Report(options, *raw, index, count, 1, events);
+    if ((++events & (kProgressEvery - 1)) == 0)
+      Report(options, *raw, index, count, 1, events);
   }
   pass.Finish();
   Report(options, *raw, index, count, 1, events);
-  for (const auto& [tid, record] : pass.aggregator->data().threads) stats.SetCudaCalls(tid, record.cuda_calls);
+  for (const auto& [tid, record] : pass.aggregator->data().threads)
+    stats.SetCudaCalls(tid, record.cuda_calls);
 
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
   bool repassed = false;
@@ -128,7 +134,8 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     events = 0;
     while (raw2->Next(&ev)) {
       second.Feed(ev);
-      if ((++events & (kProgressEvery - 1)) == 0) Report(options, *raw2, index, count, 2, events);
+      if ((++events & (kProgressEvery - 1)) == 0)
+        Report(options, *raw2, index, count, 2, events);
     }
     second.Finish();
     Report(options, *raw2, index, count, 2, events);
@@ -153,7 +160,8 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
 Series MeanSeries(const std::vector<const Series*>& series) {
   size_t n = SIZE_MAX;
   for (const Series* s : series) n = std::min(n, s->size());
-  if (series.empty() || n == SIZE_MAX) return {};
+  if (series.empty() || n == SIZE_MAX)
+    return {};
   Series out(n, 0.0);
   for (const Series* s : series) {
     for (size_t i = 0; i < n; ++i) out[i] += (*s)[i] / static_cast<double>(series.size());
@@ -173,7 +181,8 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
   // Iterations: the common source, or "mixed"; the smallest count.
   report->iterations = ranks[0].iterations;
   for (const RankReport& r : ranks) {
-    if (r.iterations.source != report->iterations.source || r.iterations.name != report->iterations.name) {
+    if (r.iterations.source != report->iterations.source ||
+        r.iterations.name != report->iterations.name) {
       report->iterations.source = "mixed";
     }
     report->iterations.count = std::min(report->iterations.count, r.iterations.count);
@@ -211,19 +220,24 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
     m.total_ms = MeanSeries(totals);
     m.count = MeanSeries(counts);
     m.trend = ComputeTrend(m.total_ms, to);
-    m.climbing = m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
+    m.climbing =
+        m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
     m.decomposition = steepest->decomposition;
     m.explained_by.assign(explained.begin(), explained.end());
     if (steepest->climbing) {
-      m.where_time_goes = absl::StrCat("rank ", steepest_rank, " (steepest): ", steepest->where_time_goes);
+      m.where_time_goes =
+          absl::StrCat("rank ", steepest_rank, " (steepest): ", steepest->where_time_goes);
     }
     report->ranges.push_back(std::move(m));
   }
-  std::sort(report->ranges.begin(), report->ranges.end(), [](const RangeReport& x, const RangeReport& y) {
-    if (x.climbing != y.climbing) return x.climbing;
-    if (x.trend.first != y.trend.first) return x.trend.first > y.trend.first;
-    return x.name < y.name;
-  });
+  std::sort(report->ranges.begin(), report->ranges.end(),
+            [](const RangeReport& x, const RangeReport& y) {
+              if (x.climbing != y.climbing)
+                return x.climbing;
+              if (x.trend.first != y.trend.first)
+                return x.trend.first > y.trend.first;
+              return x.name < y.name;
+            });
   // Accumulators: one per id, from the first rank that has it; growth is the mean over ranks.
   std::map<std::string, std::vector<std::pair<int, const Accumulator*>>> by_id;
   for (const RankReport& r : ranks) {
@@ -251,15 +265,17 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
 absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& factories,
                                             const std::vector<std::string>& names,
                                             const AnalyzeOptions& options) {
-  if (factories.empty()) return absl::InvalidArgumentError("no trace to analyse");
+  if (factories.empty())
+    return absl::InvalidArgumentError("no trace to analyse");
   analysis::Report report;
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
   for (int i = 0; i < count; ++i) {
-    auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i, count, options);
+    auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
+                           count, options);
     if (!rank.ok()) {
-      return absl::Status(rank.status().code(),
-                          absl::StrCat(names[static_cast<size_t>(i)], ": ", rank.status().message()));
+      return absl::Status(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
+                                                             rank.status().message()));
     }
     report.ranks.push_back(std::move(*rank));
   }
@@ -291,7 +307,8 @@ absl::StatusOr<analysis::Report> Analyze(const std::vector<std::string>& paths,
 absl::StatusOr<analysis::Report> AnalyzeBuffers(const std::vector<std::string_view>& traces,
                                                 const std::vector<std::string>& names,
                                                 const AnalyzeOptions& options) {
-  if (names.size() != traces.size()) return absl::InvalidArgumentError("one name per trace");
+  if (names.size() != traces.size())
+    return absl::InvalidArgumentError("one name per trace");
   std::vector<ReaderFactory> factories;
   for (std::string_view t : traces) {
     factories.push_back([t]() { return trace::TraceReader::FromBuffer(t); });

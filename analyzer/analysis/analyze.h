@@ -17,7 +17,7 @@ namespace cuclimb::analysis {
 /// Progress of one trace's analysis, for a progress bar.
 struct Progress {
   int trace_index = 0, trace_count = 1;
-  int pass = 1;                  // 2 only when the segmentation needed a second pass
+  int pass = 1;                              // 2 only when the segmentation needed a second pass
   uint64_t bytes_done = 0, bytes_total = 0;  // bytes_total 0 when unknown
   uint64_t events = 0;
 };
@@ -42,7 +42,8 @@ struct AnalyzeOptions {
 /// Analyses one or more traces (ranks of one job) into one report. A trace that cannot be
 /// opened is an error (NotFound, InvalidArgument, ...); a truncated or corrupt trace is
 /// analysed up to the damage and the report is marked partial.
-absl::StatusOr<Report> Analyze(const std::vector<std::string>& paths, const AnalyzeOptions& options);
+absl::StatusOr<Report> Analyze(const std::vector<std::string>& paths,
+                               const AnalyzeOptions& options);
 
 /// The same for traces held in memory (tests, fuzzers); `names` label them in the report.
 absl::StatusOr<Report> AnalyzeBuffers(const std::vector<std::string_view>& traces,

@@ -14,8 +14,10 @@ namespace cuclimb::analysis {
 namespace internal {
 
 std::string Context::ApiName(uint32_t id) const {
-  if (id == kLaunchApiId) return "cuLaunchKernel";
-  if (id == 0) return "(unnamed)";
+  if (id == kLaunchApiId)
+    return "cuLaunchKernel";
+  if (id == 0)
+    return "(unnamed)";
   return Str(id);
 }
 
@@ -44,26 +46,33 @@ CallSite Context::Site(uint32_t stack) const {
 
 std::string FormatBytes(double bytes) {
   const double a = std::fabs(bytes);
-  if (a < 1024) return absl::StrFormat("%.0f B", bytes);
-  if (a < 1024.0 * 1024) return absl::StrFormat("%.3g KiB", bytes / 1024);
-  if (a < 1024.0 * 1024 * 1024) return absl::StrFormat("%.3g MiB", bytes / (1024.0 * 1024));
+  if (a < 1024)
+    return absl::StrFormat("%.0f B", bytes);
+  if (a < 1024.0 * 1024)
+    return absl::StrFormat("%.3g KiB", bytes / 1024);
+  if (a < 1024.0 * 1024 * 1024)
+    return absl::StrFormat("%.3g MiB", bytes / (1024.0 * 1024));
   return absl::StrFormat("%.3g GiB", bytes / (1024.0 * 1024 * 1024));
 }
 
 std::string SizeClassLabel(uint8_t c) {
-  if (c == 0) return "(0 B, 1 B]";
+  if (c == 0)
+    return "(0 B, 1 B]";
   const double hi = std::ldexp(1.0, c), lo = hi / 2;
   return absl::StrCat("(", FormatBytes(lo), ", ", FormatBytes(hi), "]");
 }
 
 std::string MemoryKindName(uint8_t kind) {
-  if (kind == kVmmMappingKind) return "vmm_mapping";
-  if (kind < static_cast<uint8_t>(format::MemoryKind::kCount)) return format::kMemoryKindNames[kind];
+  if (kind == kVmmMappingKind)
+    return "vmm_mapping";
+  if (kind < static_cast<uint8_t>(format::MemoryKind::kCount))
+    return format::kMemoryKindNames[kind];
   return "unknown";
 }
 
 std::string HandleTypeName(uint8_t type) {
-  if (type < static_cast<uint8_t>(format::HandleType::kCount)) return format::kHandleTypeNames[type];
+  if (type < static_cast<uint8_t>(format::HandleType::kCount))
+    return format::kHandleTypeNames[type];
   return "unknown";
 }
 
@@ -83,13 +92,18 @@ std::string AllocationKind(uint8_t kind) {
 
 std::string HandleKind(uint8_t type) {
   switch (static_cast<format::HandleType>(type)) {
-    case format::HandleType::kStream: return "streams";
-    case format::HandleType::kEvent: return "events";
+    case format::HandleType::kStream:
+      return "streams";
+    case format::HandleType::kEvent:
+      return "events";
     case format::HandleType::kModule:
-    case format::HandleType::kLibrary: return "modules";
+    case format::HandleType::kLibrary:
+      return "modules";
     case format::HandleType::kGraph:
-    case format::HandleType::kGraphExec: return "graphs";
-    default: return "";
+    case format::HandleType::kGraphExec:
+      return "graphs";
+    default:
+      return "";
   }
 }
 
@@ -101,21 +115,30 @@ using internal::Context;
 
 const char* StopName(trace::StopReason r) {
   switch (r) {
-    case trace::StopReason::kComplete: return "complete";
-    case trace::StopReason::kNoTrailer: return "no_trailer";
-    case trace::StopReason::kTruncated: return "truncated";
-    case trace::StopReason::kCorrupt: return "corrupt";
-    case trace::StopReason::kReading: break;
+    case trace::StopReason::kComplete:
+      return "complete";
+    case trace::StopReason::kNoTrailer:
+      return "no_trailer";
+    case trace::StopReason::kTruncated:
+      return "truncated";
+    case trace::StopReason::kCorrupt:
+      return "corrupt";
+    case trace::StopReason::kReading:
+      break;
   }
   return "reading";
 }
 
 const char* ClockName(format::ClockId c) {
   switch (c) {
-    case format::ClockId::kMonotonic: return "monotonic";
-    case format::ClockId::kMonotonicRaw: return "monotonic_raw";
-    case format::ClockId::kSynthetic: return "synthetic";
-    case format::ClockId::kUnknown: break;
+    case format::ClockId::kMonotonic:
+      return "monotonic";
+    case format::ClockId::kMonotonicRaw:
+      return "monotonic_raw";
+    case format::ClockId::kSynthetic:
+      return "synthetic";
+    case format::ClockId::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -201,41 +224,52 @@ double Total(const Series& s) {
 void SortParts(std::vector<Component>* parts, size_t keep) {
   std::sort(parts->begin(), parts->end(), [](const Component& x, const Component& y) {
     const double tx = Total(x.ms), ty = Total(y.ms);
-    if (tx != ty) return tx > ty;
+    if (tx != ty)
+      return tx > ty;
     return x.name < y.name;
   });
-  if (parts->size() <= keep) return;
+  if (parts->size() <= keep)
+    return;
   // Keep the largest, plus whatever grows most among the rest.
   std::vector<Component> rest(parts->begin() + static_cast<std::ptrdiff_t>(keep), parts->end());
   parts->resize(keep);
   std::sort(rest.begin(), rest.end(), [](const Component& x, const Component& y) {
     return x.delta_ms != y.delta_ms ? x.delta_ms > y.delta_ms : x.name < y.name;
   });
-  for (size_t i = 0; i < rest.size() && i < 4 && rest[i].delta_ms > 0; ++i) parts->push_back(rest[i]);
+  for (size_t i = 0; i < rest.size() && i < 4 && rest[i].delta_ms > 0; ++i)
+    parts->push_back(rest[i]);
 }
 
 std::string WhereTimeGoes(const RangeReport& r) {
   const Decomposition& d = r.decomposition;
   const double wall = d.wall.delta_ms;
-  if (wall <= 0) return "";
+  if (wall <= 0)
+    return "";
   std::vector<std::pair<double, std::string>> parts;
   parts.emplace_back(d.host.delta_ms, "host time between CUDA calls");
-  for (const Component& c : d.by_api) parts.emplace_back(c.delta_ms, absl::StrCat("inside ", c.name));
-  for (const Component& c : d.by_sync) parts.emplace_back(c.delta_ms, absl::StrCat("waiting in ", c.name));
-  std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (const Component& c : d.by_api)
+    parts.emplace_back(c.delta_ms, absl::StrCat("inside ", c.name));
+  for (const Component& c : d.by_sync)
+    parts.emplace_back(c.delta_ms, absl::StrCat("waiting in ", c.name));
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
   std::string out = absl::StrFormat("of its +%.3g ms growth over the run:", wall);
   int shown = 0;
   for (const auto& [delta, what] : parts) {
-    if (delta <= 0.05 * wall || shown == 3) break;
-    absl::StrAppendFormat(&out, "%s %s +%.3g ms (%.0f%%)", shown ? "," : "", what, delta, 100 * delta / wall);
+    if (delta <= 0.05 * wall || shown == 3)
+      break;
+    absl::StrAppendFormat(&out, "%s %s +%.3g ms (%.0f%%)", shown ? "," : "", what, delta,
+                          100 * delta / wall);
     ++shown;
   }
-  if (shown == 0) absl::StrAppend(&out, " spread thinly over host time and CUDA calls");
+  if (shown == 0)
+    absl::StrAppend(&out, " spread thinly over host time and CUDA calls");
   if (d.gpu.delta_ms > 0.05 * wall) {
     absl::StrAppendFormat(&out, "; GPU time of its kernels +%.3g ms", d.gpu.delta_ms);
     const Component* top = nullptr;
     for (const Component& k : d.by_kernel) {
-      if (top == nullptr || k.delta_ms > top->delta_ms) top = &k;
+      if (top == nullptr || k.delta_ms > top->delta_ms)
+        top = &k;
     }
     if (top != nullptr && top->delta_ms > 0) {
       absl::StrAppendFormat(&out, " (%s +%.3g ms: a kernel getting slower on the GPU)", top->name,
@@ -262,15 +296,18 @@ void Ranges(Context& ctx, RankReport* report) {
         r.total_ms.push_back(static_cast<double>(s.end_ns - s.start_ns) * 1e-6);
       }
       r.total_ms.resize(static_cast<size_t>(n), 0.0);
-      if (n == 0) continue;
+      if (n == 0)
+        continue;
     } else {
       r.count = ctx.fold.Sum(rs.count);
       int64_t present = 0;
       for (double c : r.count) present += c > 0;
       const bool boundary = choice.source == IterationSource::kRange && rs.name == choice.name &&
                             rs.domain == choice.domain;
-      if (n == 0 || present == 0 || (!boundary && 2 * present < n)) continue;
-      r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name)) : ctx.Str(rs.name);
+      if (n == 0 || present == 0 || (!boundary && 2 * present < n))
+        continue;
+      r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name))
+                              : ctx.Str(rs.name);
       uint64_t most = 0;
       for (const auto& [tid, cnt] : rs.instances_by_tid) {
         if (cnt > most || (cnt == most && tid < r.tid)) {
@@ -284,33 +321,44 @@ void Ranges(Context& ctx, RankReport* report) {
     r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
     const int64_t w = r.trend.warmup;
     Decomposition& d = r.decomposition;
-    const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6), sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
+    const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6),
+                 sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
     d.wall = MakeComponent(ctx, "wall", r.total_ms, w);
     d.api = MakeComponent(ctx, "api", api, w);
     d.sync = MakeComponent(ctx, "sync", sync, w);
     d.host = MakeComponent(ctx, "host", Remainder(r.total_ms, api, sync), w);
     d.gpu = MakeComponent(ctx, "gpu", Scale(ctx.fold.Sum(rs.gpu_ns), 1e-6), w);
     for (const Aggregates::Part& p : a.range_apis) {
-      if (p.range == ri) d.by_api.push_back(MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+      if (p.range == ri)
+        d.by_api.push_back(
+            MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
     }
     for (const Aggregates::Part& p : a.range_syncs) {
-      if (p.range == ri) d.by_sync.push_back(MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+      if (p.range == ri)
+        d.by_sync.push_back(
+            MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
     }
     for (const Aggregates::Part& p : a.range_kernels) {
-      if (p.range == ri) d.by_kernel.push_back(MakeComponent(ctx, ctx.Str(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+      if (p.range == ri)
+        d.by_kernel.push_back(
+            MakeComponent(ctx, ctx.Str(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
     }
     SortParts(&d.by_api, 24);
     SortParts(&d.by_sync, 12);
     SortParts(&d.by_kernel, 24);
     report->ranges.push_back(std::move(r));
   }
-  std::sort(report->ranges.begin(), report->ranges.end(), [](const RangeReport& x, const RangeReport& y) {
-    if (x.climbing != y.climbing) return x.climbing;
-    if (x.trend.first != y.trend.first) return x.trend.first > y.trend.first;
-    return x.name < y.name;
-  });
+  std::sort(report->ranges.begin(), report->ranges.end(),
+            [](const RangeReport& x, const RangeReport& y) {
+              if (x.climbing != y.climbing)
+                return x.climbing;
+              if (x.trend.first != y.trend.first)
+                return x.trend.first > y.trend.first;
+              return x.name < y.name;
+            });
   for (RangeReport& r : report->ranges) {
-    if (r.climbing) r.where_time_goes = WhereTimeGoes(r);
+    if (r.climbing)
+      r.where_time_goes = WhereTimeGoes(r);
   }
 }
 
@@ -331,7 +379,8 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     row.mean_us.assign(gpu_ns.size(), 0.0);
     double last = -1;
     for (size_t i = 0; i < gpu_ns.size(); ++i) {
-      if (execs[i] > 0) last = gpu_ns[i] / execs[i] / 1000.0;
+      if (execs[i] > 0)
+        last = gpu_ns[i] / execs[i] / 1000.0;
       row.mean_us[i] = last;
     }
     double first_known = 0;
@@ -342,19 +391,24 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
       }
     }
     for (double& v : row.mean_us) {
-      if (v < 0) v = first_known;
+      if (v < 0)
+        v = first_known;
     }
     if (row.executions > 0) {
       row.duration_trend = ctx.TrendOf(row.mean_us, 0);
-      row.slowing = row.duration_trend.rising && row.duration_trend.change_pct >= ctx.th.min_climb_pct;
+      row.slowing =
+          row.duration_trend.rising && row.duration_trend.change_pct >= ctx.th.min_climb_pct;
     }
     report->kernels.push_back(std::move(row));
   }
-  std::sort(report->kernels.begin(), report->kernels.end(), [](const KernelRow& x, const KernelRow& y) {
-    if (x.gpu_ms != y.gpu_ms) return x.gpu_ms > y.gpu_ms;
-    if (x.launches != y.launches) return x.launches > y.launches;
-    return x.name < y.name;
-  });
+  std::sort(report->kernels.begin(), report->kernels.end(),
+            [](const KernelRow& x, const KernelRow& y) {
+              if (x.gpu_ms != y.gpu_ms)
+                return x.gpu_ms > y.gpu_ms;
+              if (x.launches != y.launches)
+                return x.launches > y.launches;
+              return x.name < y.name;
+            });
   auto add_api = [&](const std::vector<uint32_t>& names, const std::vector<ApiSeries>& series) {
     for (size_t i = 0; i < series.size(); ++i) {
       ApiRow row;
@@ -379,13 +433,15 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
 void OtherState(Context& ctx, RankReport* report) {
   const Aggregates& a = ctx.a;
   const int64_t n = ctx.fold.count();
-  auto add = [&](std::string metric, std::string dimension, std::string key, std::string unit, Series s,
-                 double resolution) {
-    StateSeries st{std::move(metric), std::move(dimension), std::move(key), std::move(unit), std::move(s), {}};
+  auto add = [&](std::string metric, std::string dimension, std::string key, std::string unit,
+                 Series s, double resolution) {
+    StateSeries st{std::move(metric), std::move(dimension), std::move(key),
+                   std::move(unit),   std::move(s),         {}};
     st.trend = ctx.TrendOf(st.values, resolution);
     report->state.push_back(std::move(st));
   };
-  Series distinct(static_cast<size_t>(n), 0.0), fresh(static_cast<size_t>(n), 0.0), launches(static_cast<size_t>(n), 0.0);
+  Series distinct(static_cast<size_t>(n), 0.0), fresh(static_cast<size_t>(n), 0.0),
+      launches(static_cast<size_t>(n), 0.0);
   for (const KernelSeries& ks : a.kernels) {
     double pro = 0;
     const Series l = ctx.fold.Sum(ks.launches, &pro);
@@ -394,7 +450,8 @@ void OtherState(Context& ctx, RankReport* report) {
       launches[i] += l[i];
       if (l[i] > 0) {
         distinct[i] += 1;
-        if (!seen) fresh[i] += 1;
+        if (!seen)
+          fresh[i] += 1;
         seen = true;
       }
     }
@@ -405,20 +462,24 @@ void OtherState(Context& ctx, RankReport* report) {
   add("copies", "total", "all", "calls", ctx.fold.Sum(a.copies), 0.5);
   add("copy_bytes", "total", "all", "bytes", ctx.fold.Sum(a.copy_bytes), 0.5);
   add("events", "total", "all", "events", ctx.fold.Sum(a.events_per_slot), 0.5);
-  if (!a.samples.empty()) add("samples", "total", "all", "samples", ctx.fold.Sum(a.samples), 0.5);
+  if (!a.samples.empty())
+    add("samples", "total", "all", "samples", ctx.fold.Sum(a.samples), 0.5);
   for (size_t g = 0; g < a.gauges.size(); ++g) {
     const GaugeKey& k = a.gauge_keys[g];
     const std::string name = ctx.Str(k.name);
     std::string key = k.pool != 0 ? absl::StrFormat("pool 0x%x", k.pool)
                                   : (k.device >= 0 ? absl::StrCat("device ", k.device) : "all");
     add(name, k.pool != 0 ? "pool" : (k.device >= 0 ? "device" : "total"), key,
-        name.find("count") != std::string::npos ? "count" : "bytes", ctx.fold.Gauge(a.gauges[g]), 0.5);
+        name.find("count") != std::string::npos ? "count" : "bytes", ctx.fold.Gauge(a.gauges[g]),
+        0.5);
   }
   if (!a.vmm_physical_created.empty() || !a.va_reserved_delta.empty()) {
     add("vmm_physical_handles", "total", "all", "handles",
         ctx.fold.Level(a.vmm_physical_created, a.vmm_physical_released), 0.5);
-    add("vmm_physical_bytes", "total", "all", "bytes", ctx.fold.Level(a.vmm_physical_bytes_delta, {}), 0.5);
-    add("vmm_reserved_bytes", "total", "all", "bytes", ctx.fold.Level(a.va_reserved_delta, {}), 0.5);
+    add("vmm_physical_bytes", "total", "all", "bytes",
+        ctx.fold.Level(a.vmm_physical_bytes_delta, {}), 0.5);
+    add("vmm_reserved_bytes", "total", "all", "bytes", ctx.fold.Level(a.va_reserved_delta, {}),
+        0.5);
   }
 }
 
@@ -426,8 +487,9 @@ void OtherState(Context& ctx, RankReport* report) {
 
 RankReport Assemble(const AssemblyInput& in) {
   const Boundaries& b = *in.boundaries;
-  Context ctx{in, *in.aggregates, Folder(b.count(), [&b](uint32_t s) { return b.IterationOfSlot(s); }),
-              *in.symbolizer, in.options->thresholds};
+  Context ctx{in, *in.aggregates,
+              Folder(b.count(), [&b](uint32_t s) { return b.IterationOfSlot(s); }), *in.symbolizer,
+              in.options->thresholds};
   RankReport report;
   report.index = in.index;
   Identity(ctx, &report);
@@ -437,28 +499,40 @@ RankReport Assemble(const AssemblyInput& in) {
   OtherState(ctx, &report);
   internal::BuildCandidates(ctx, &report);
   internal::BuildLeaksAndMemory(ctx, &report);
-  std::stable_sort(report.state.begin(), report.state.end(), [](const StateSeries& x, const StateSeries& y) {
-    if (x.metric != y.metric) return x.metric < y.metric;
-    if (x.dimension != y.dimension) return x.dimension < y.dimension;
-    return x.key < y.key;
-  });
+  std::stable_sort(report.state.begin(), report.state.end(),
+                   [](const StateSeries& x, const StateSeries& y) {
+                     if (x.metric != y.metric)
+                       return x.metric < y.metric;
+                     if (x.dimension != y.dimension)
+                       return x.dimension < y.dimension;
+                     return x.key < y.key;
+                   });
   for (const RangeReport& r : report.ranges) report.climbing |= r.climbing;
   // Notes.
   auto note = [&](std::string s) { report.notes.push_back(std::move(s)); };
-  if (report.trace.partial) note(absl::StrCat("partial trace: ", report.trace.status_message));
-  if (report.trace.status == "no_trailer") note("the trace has no trailer: the program did not finish cleanly");
+  if (report.trace.partial)
+    note(absl::StrCat("partial trace: ", report.trace.status_message));
+  if (report.trace.status == "no_trailer")
+    note("the trace has no trailer: the program did not finish cleanly");
   if (ctx.fold.count() < ctx.th.min_iterations) {
-    note(absl::StrFormat("only %d iterations: trends need at least %d", ctx.fold.count(), ctx.th.min_iterations));
+    note(absl::StrFormat("only %d iterations: trends need at least %d", ctx.fold.count(),
+                         ctx.th.min_iterations));
   }
-  if (in.repassed) note("the iteration source changed after the first part of the trace: analysed in two passes");
-  if (b.ignored_boundaries() > 0) note(absl::StrFormat("%d iteration boundaries out of time order were ignored", b.ignored_boundaries()));
-  if (ctx.a.recording_pauses > 0) note(absl::StrFormat("recording was paused %d times: iterations inside pauses have no events", ctx.a.recording_pauses));
+  if (in.repassed)
+    note("the iteration source changed after the first part of the trace: analysed in two passes");
+  if (b.ignored_boundaries() > 0)
+    note(absl::StrFormat("%d iteration boundaries out of time order were ignored",
+                         b.ignored_boundaries()));
+  if (ctx.a.recording_pauses > 0)
+    note(absl::StrFormat("recording was paused %d times: iterations inside pauses have no events",
+                         ctx.a.recording_pauses));
   bool launches = false, kernels = false;
   for (const KernelRow& k : report.kernels) {
     launches |= k.launches > 0;
     kernels |= k.executions > 0;
   }
-  if (launches && !kernels) note("no GPU kernel records: GPU time is unknown (record with CUCLIMB_KERNELS=all)");
+  if (launches && !kernels)
+    note("no GPU kernel records: GPU time is unknown (record with CUCLIMB_KERNELS=all)");
   return report;
 }
 

@@ -42,7 +42,9 @@ struct Context {
   std::string Str(uint32_t id) const { return std::string(in.reader->Str(id)); }
   std::string ApiName(uint32_t id) const;
   TrendOptions Options(double resolution, int64_t warmup = -2) const;
-  Trend TrendOf(const Series& s, double resolution) const { return ComputeTrend(s, Options(resolution)); }
+  Trend TrendOf(const Series& s, double resolution) const {
+    return ComputeTrend(s, Options(resolution));
+  }
   CallSite Site(uint32_t stack) const;
 };
 

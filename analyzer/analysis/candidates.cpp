@@ -28,7 +28,8 @@ struct Flow {
   void Add(const Flow& o) {
     pro_in += o.pro_in;
     pro_out += o.pro_out;
-    if (in.size() < o.in.size()) in.resize(o.in.size(), 0.0), out.resize(o.in.size(), 0.0);
+    if (in.size() < o.in.size())
+      in.resize(o.in.size(), 0.0), out.resize(o.in.size(), 0.0);
     for (size_t i = 0; i < o.in.size(); ++i) {
       in[i] += o.in[i];
       out[i] += o.out[i];
@@ -65,35 +66,40 @@ struct KeyedSeries {
   std::map<std::string, Series> allocs, frees;
 };
 
-void AddSeries(Context& ctx, RankReport* r, std::string metric, std::string dimension, std::string key,
-               std::string unit, Series values) {
-  StateSeries s{std::move(metric), std::move(dimension), std::move(key), std::move(unit), std::move(values), {}};
+void AddSeries(Context& ctx, RankReport* r, std::string metric, std::string dimension,
+               std::string key, std::string unit, Series values) {
+  StateSeries s{std::move(metric), std::move(dimension), std::move(key),
+                std::move(unit),   std::move(values),    {}};
   s.trend = ctx.TrendOf(s.values, 0.5);
   r->state.push_back(std::move(s));
 }
 
 Series Sum(Series a, const Series& b) {
-  if (a.size() < b.size()) a.resize(b.size(), 0.0);
+  if (a.size() < b.size())
+    a.resize(b.size(), 0.0);
   for (size_t i = 0; i < b.size(); ++i) a[i] += b[i];
   return a;
 }
 
 std::string UniqueKey(std::map<std::string, int>& used, const std::string& kind, std::string key,
                       uint32_t stack) {
-  if (used[kind + "\n" + key]++ > 0) key = absl::StrCat(key, " (stack ", stack, ")");
+  if (used[kind + "\n" + key]++ > 0)
+    key = absl::StrCat(key, " (stack ", stack, ")");
   return key;
 }
 
 // Keeps the k smallest serials.
 struct Oldest {
-  std::priority_queue<std::pair<uint64_t, HandleExample>, std::vector<std::pair<uint64_t, HandleExample>>,
-                      bool (*)(const std::pair<uint64_t, HandleExample>&, const std::pair<uint64_t, HandleExample>&)>
-      heap{[](const std::pair<uint64_t, HandleExample>& x, const std::pair<uint64_t, HandleExample>& y) {
-        return x.first < y.first;
-      }};
+  std::priority_queue<std::pair<uint64_t, HandleExample>,
+                      std::vector<std::pair<uint64_t, HandleExample>>,
+                      bool (*)(const std::pair<uint64_t, HandleExample>&,
+                               const std::pair<uint64_t, HandleExample>&)>
+      heap{[](const std::pair<uint64_t, HandleExample>& x,
+              const std::pair<uint64_t, HandleExample>& y) { return x.first < y.first; }};
   void Offer(const HandleExample& e, size_t k) {
     heap.emplace(e.serial, e);
-    if (heap.size() > k) heap.pop();
+    if (heap.size() > k)
+      heap.pop();
   }
   std::vector<HandleExample> Sorted() {
     std::vector<HandleExample> out;
@@ -108,20 +114,26 @@ struct Oldest {
 
 std::string Evidence(const Accumulator& a) {
   std::string s = absl::StrFormat("+%.3g %s/iter", a.growth_per_iter, a.unit);
-  if (a.unit == "bytes") s = absl::StrFormat("+%s/iter", FormatBytes(a.growth_per_iter));
-  if (a.bytes_per_iter > 0) absl::StrAppendFormat(&s, " (+%s/iter)", FormatBytes(a.bytes_per_iter));
+  if (a.unit == "bytes")
+    s = absl::StrFormat("+%s/iter", FormatBytes(a.growth_per_iter));
+  if (a.bytes_per_iter > 0)
+    absl::StrAppendFormat(&s, " (+%s/iter)", FormatBytes(a.bytes_per_iter));
   absl::StrAppendFormat(&s, " since iteration %d, p=%.2g", a.growth_start_iteration, a.p_value);
-  if (!a.site.frames.empty() && a.site.label != a.key) absl::StrAppend(&s, "; at ", a.site.label);
+  if (!a.site.frames.empty() && a.site.label != a.key)
+    absl::StrAppend(&s, "; at ", a.site.label);
   if (!a.examples.empty()) {
     const HandleExample& e = a.examples.front();
-    absl::StrAppendFormat(&s, "; e.g. 0x%x allocated in iteration %d, never freed", e.address, e.alloc_iteration);
+    absl::StrAppendFormat(&s, "; e.g. 0x%x allocated in iteration %d, never freed", e.address,
+                          e.alloc_iteration);
   }
   if (!a.explains.empty()) {
     absl::StrAppend(&s, "; explains ");
     for (size_t i = 0; i < a.explanations.size(); ++i) {
       const Explanation& x = a.explanations[i];
-      if (x.verdict != "explains") continue;
-      absl::StrAppendFormat(&s, "%s%s (%.0f%%)", s.back() == ' ' ? "" : ", ", x.range, 100 * x.share);
+      if (x.verdict != "explains")
+        continue;
+      absl::StrAppendFormat(&s, "%s%s (%.0f%%)", s.back() == ' ' ? "" : ", ", x.range,
+                            100 * x.share);
     }
   } else {
     for (const Explanation& x : a.explanations) {
@@ -147,15 +159,18 @@ void BuildCandidates(Context& ctx, RankReport* report) {
   auto consider = [&](Accumulator acc, int group) {
     std::string why;
     acc.trend = ctx.TrendOf(acc.values, acc.unit == "handles" || acc.unit == "samples" ? 0.5 : 1.0);
-    if (!IsAccumulator(acc.kind, acc.values, acc.trend, ctx.th, &why)) return;
+    if (!IsAccumulator(acc.kind, acc.values, acc.trend, ctx.th, &why))
+      return;
     acc.id = absl::StrCat(acc.kind, ":", acc.key);
     acc.growth_per_iter = acc.trend.slope_per_iter;
     acc.p_value = acc.trend.p_value;
     acc.growth_start_iteration = acc.trend.warmup;
     if (!acc.bytes.empty()) {
-      acc.bytes_per_iter = ComputeTrend(acc.bytes, ctx.Options(1.0, acc.trend.warmup)).slope_per_iter;
+      acc.bytes_per_iter =
+          ComputeTrend(acc.bytes, ctx.Options(1.0, acc.trend.warmup)).slope_per_iter;
     }
-    if (group >= 0) groups[static_cast<size_t>(group)].accumulator = static_cast<int>(accepted.size());
+    if (group >= 0)
+      groups[static_cast<size_t>(group)].accumulator = static_cast<int>(accepted.size());
     accepted.push_back(std::move(acc));
   };
 
@@ -173,14 +188,16 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       const std::string kind = MemoryKindName(key.kind), api = ctx.ApiName(key.api),
                         cls = SizeClassLabel(key.size_class);
       for (const auto& [dim, name] : {std::pair<std::string, std::string>{"memory_kind", kind},
-                                      {"api", api}, {"size_class", cls}}) {
+                                      {"api", api},
+                                      {"size_class", cls}}) {
         KeyedSeries& ks = dims[dim];
         ks.handles[name].Add(h);
         ks.bytes[name].Add(b);
         ks.allocs[name] = Sum(ks.allocs[name], h.in);
         ks.frees[name] = Sum(ks.frees[name], h.out);
       }
-      if (key.kind != kVmmMappingKind) {  // mappings are not allocations: their memory is the handle's
+      if (key.kind !=
+          kVmmMappingKind) {  // mappings are not allocations: their memory is the handle's
         total_h.Add(h);
         total_b.Add(b);
         allocs_total = Sum(allocs_total, h.in);
@@ -189,8 +206,9 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         temps = Sum(temps, f.Sum(s.temps));
       }
       const std::string acc_kind = AllocationKind(key.kind);
-      const std::string gid = key.stack != 0 ? absl::StrCat(acc_kind, "|s", key.stack)
-                                             : absl::StrCat(acc_kind, "|a", key.api, "|c", key.size_class);
+      const std::string gid = key.stack != 0
+                                  ? absl::StrCat(acc_kind, "|s", key.stack)
+                                  : absl::StrCat(acc_kind, "|a", key.api, "|c", key.size_class);
       auto [it, inserted] = group_of.try_emplace(gid, static_cast<int>(groups.size()));
       if (inserted) {
         Group g;
@@ -244,17 +262,22 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     std::vector<Series> survivors(groups.size());
     auto visit = [&](const LiveAlloc& live, uint64_t addr) {
       const int gi = group_of_key[live.key];
-      if (gi < 0) return;
+      if (gi < 0)
+        return;
       const Group& g = groups[static_cast<size_t>(gi)];
       const int64_t born = f.IterationOf(live.slot);
-      HandleExample e{addr, live.serial, live.size, ctx.ApiName(a.alloc_keys[live.key].api), born, live.ts, -2};
+      HandleExample e{addr, live.serial, live.size, ctx.ApiName(a.alloc_keys[live.key].api),
+                      born, live.ts,     -2};
       ++leak_handles[static_cast<size_t>(gi)];
       leak_bytes[static_cast<size_t>(gi)] += live.size;
       leak_examples[static_cast<size_t>(gi)].Offer(e, 3);
-      if (g.accumulator < 0) return;
+      if (g.accumulator < 0)
+        return;
       Series& sv = survivors[static_cast<size_t>(gi)];
-      if (sv.empty()) sv.assign(n, 0.0);
-      if (born >= 0 && born < static_cast<int64_t>(n)) sv[static_cast<size_t>(born)] += 1;
+      if (sv.empty())
+        sv.assign(n, 0.0);
+      if (born >= 0 && born < static_cast<int64_t>(n))
+        sv[static_cast<size_t>(born)] += 1;
       if (born >= accepted[static_cast<size_t>(g.accumulator)].growth_start_iteration) {
         examples[static_cast<size_t>(gi)].Offer(e, kExamples);
       }
@@ -268,9 +291,12 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         acc.examples = examples[gi].Sorted();
         acc.survivors_by_alloc_iteration = survivors[gi].empty() ? Series(n, 0.0) : survivors[gi];
         for (uint32_t k : g.keys) {
-          const std::string api = ctx.ApiName(a.alloc_keys[k].api), cls = SizeClassLabel(a.alloc_keys[k].size_class);
-          if (std::find(acc.apis.begin(), acc.apis.end(), api) == acc.apis.end()) acc.apis.push_back(api);
-          if (std::find(acc.size_classes.begin(), acc.size_classes.end(), cls) == acc.size_classes.end()) {
+          const std::string api = ctx.ApiName(a.alloc_keys[k].api),
+                            cls = SizeClassLabel(a.alloc_keys[k].size_class);
+          if (std::find(acc.apis.begin(), acc.apis.end(), api) == acc.apis.end())
+            acc.apis.push_back(api);
+          if (std::find(acc.size_classes.begin(), acc.size_classes.end(), cls) ==
+              acc.size_classes.end()) {
             acc.size_classes.push_back(cls);
           }
         }
@@ -278,18 +304,27 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         std::sort(acc.size_classes.begin(), acc.size_classes.end());
       }
       if (leak_handles[gi] > 0) {
-        LeakSite ls{g.kind, g.key, leak_handles[gi], leak_bytes[gi], ctx.Site(g.stack), leak_examples[gi].Sorted()};
+        LeakSite ls{g.kind,
+                    g.key,
+                    leak_handles[gi],
+                    leak_bytes[gi],
+                    ctx.Site(g.stack),
+                    leak_examples[gi].Sorted()};
         report->leaks.handles += ls.handles;
         report->leaks.bytes += ls.bytes;
         report->leaks.by_site.push_back(std::move(ls));
       }
     }
-    std::sort(report->leaks.by_site.begin(), report->leaks.by_site.end(), [](const LeakSite& x, const LeakSite& y) {
-      if (x.bytes != y.bytes) return x.bytes > y.bytes;
-      if (x.handles != y.handles) return x.handles > y.handles;
-      return x.kind + x.key < y.kind + y.key;
-    });
-    if (report->leaks.by_site.size() > kLeakSites) report->leaks.by_site.resize(kLeakSites);
+    std::sort(report->leaks.by_site.begin(), report->leaks.by_site.end(),
+              [](const LeakSite& x, const LeakSite& y) {
+                if (x.bytes != y.bytes)
+                  return x.bytes > y.bytes;
+                if (x.handles != y.handles)
+                  return x.handles > y.handles;
+                return x.kind + x.key < y.kind + y.key;
+              });
+    if (report->leaks.by_site.size() > kLeakSites)
+      report->leaks.by_site.resize(kLeakSites);
     report->leaks.unmatched_frees = a.unmatched_frees + a.unmatched_unmaps;
     report->leaks.replaced_allocations = a.replaced_allocations;
   }
@@ -305,7 +340,8 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       const Flow fl = FoldFlow(f, a.handle_series[k].creates, a.handle_series[k].destroys);
       by_type[HandleTypeName(key.type)].Add(fl);
       const std::string kind = HandleKind(key.type);
-      if (kind.empty()) continue;
+      if (kind.empty())
+        continue;
       const std::string gid = key.stack != 0 ? absl::StrCat(kind, "|s", key.stack)
                                              : absl::StrCat(kind, "|t", key.type, "|a", key.api);
       auto [it, inserted] = hgroup_of.try_emplace(gid, static_cast<int>(hgroups.size()));
@@ -337,23 +373,31 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       acc.site = ctx.Site(hgroups[gi].stack);
       const size_t before = accepted.size();
       consider(std::move(acc), -1);
-      if (accepted.size() > before) acc_of_hgroup[gi] = static_cast<int>(before);
+      if (accepted.size() > before)
+        acc_of_hgroup[gi] = static_cast<int>(before);
     }
     std::vector<Oldest> ex(hgroups.size());
     for (const auto& [id, live] : a.live_handles) {
       ++report->leaks.handles_by_type[HandleTypeName(id.first)];
       const int gi = live.key < hgroup_of_key.size() ? hgroup_of_key[live.key] : -1;
-      if (gi < 0 || acc_of_hgroup[static_cast<size_t>(gi)] < 0) continue;
+      if (gi < 0 || acc_of_hgroup[static_cast<size_t>(gi)] < 0)
+        continue;
       Accumulator& acc = accepted[static_cast<size_t>(acc_of_hgroup[static_cast<size_t>(gi)])];
       const int64_t born = f.IterationOf(live.slot);
-      if (acc.survivors_by_alloc_iteration.empty()) acc.survivors_by_alloc_iteration.assign(n, 0.0);
-      if (born >= 0 && born < static_cast<int64_t>(n)) acc.survivors_by_alloc_iteration[static_cast<size_t>(born)] += 1;
+      if (acc.survivors_by_alloc_iteration.empty())
+        acc.survivors_by_alloc_iteration.assign(n, 0.0);
+      if (born >= 0 && born < static_cast<int64_t>(n))
+        acc.survivors_by_alloc_iteration[static_cast<size_t>(born)] += 1;
       if (born >= acc.growth_start_iteration) {
-        ex[static_cast<size_t>(gi)].Offer({id.second, live.serial, 0, ctx.ApiName(a.handle_keys[live.key].api), born, live.ts, -2}, kExamples);
+        ex[static_cast<size_t>(gi)].Offer(
+            {id.second, live.serial, 0, ctx.ApiName(a.handle_keys[live.key].api), born, live.ts,
+             -2},
+            kExamples);
       }
     }
     for (size_t gi = 0; gi < hgroups.size(); ++gi) {
-      if (acc_of_hgroup[gi] >= 0) accepted[static_cast<size_t>(acc_of_hgroup[gi])].examples = ex[gi].Sorted();
+      if (acc_of_hgroup[gi] >= 0)
+        accepted[static_cast<size_t>(acc_of_hgroup[gi])].examples = ex[gi].Sorted();
     }
     (void)first_handle_acc;
   }
@@ -367,7 +411,8 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       all_h.Add(fh);
       all_b.Add(fb);
       std::string key = absl::StrFormat("heap 0x%x", hs.heap);
-      if (hs.name != 0) absl::StrAppend(&key, " (", ctx.Str(hs.name), ")");
+      if (hs.name != 0)
+        absl::StrAppend(&key, " (", ctx.Str(hs.name), ")");
       AddSeries(ctx, report, "live_regions", "heap", key, "regions", fh.Level(n));
       AddSeries(ctx, report, "live_region_bytes", "heap", key, "bytes", fb.Level(n));
       Accumulator acc;
@@ -385,8 +430,11 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         if (auto it = a.live_regions.find(hs.heap); it != a.live_regions.end()) {
           for (const auto& [addr, live] : it->second) {
             const int64_t born = f.IterationOf(live.slot);
-            if (born >= 0 && born < static_cast<int64_t>(n)) acc2.survivors_by_alloc_iteration[static_cast<size_t>(born)] += 1;
-            if (born >= acc2.growth_start_iteration) ex.Offer({addr, live.serial, live.size, "nvtxMemRegionsRegister", born, live.ts, -2}, kExamples);
+            if (born >= 0 && born < static_cast<int64_t>(n))
+              acc2.survivors_by_alloc_iteration[static_cast<size_t>(born)] += 1;
+            if (born >= acc2.growth_start_iteration)
+              ex.Offer({addr, live.serial, live.size, "nvtxMemRegionsRegister", born, live.ts, -2},
+                       kExamples);
           }
         }
         acc2.examples = ex.Sorted();
@@ -400,7 +448,8 @@ void BuildCandidates(Context& ctx, RankReport* report) {
 
   // Pool reserved bytes (sampled gauges).
   for (size_t g = 0; g < a.gauges.size(); ++g) {
-    if (ctx.in.reader->Str(a.gauge_keys[g].name) != "pool.reserved") continue;
+    if (ctx.in.reader->Str(a.gauge_keys[g].name) != "pool.reserved")
+      continue;
     Accumulator acc;
     acc.kind = "pool_reserved";
     acc.key = a.gauge_keys[g].pool != 0 ? absl::StrFormat("pool 0x%x", a.gauge_keys[g].pool)
@@ -425,7 +474,8 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     });
     for (size_t j = 0; j < order.size(); ++j) {
       const size_t i = order[j].second;
-      if (j < kFunctionSeries) AddSeries(ctx, report, "samples", "function", a.functions[i], "samples", per[i]);
+      if (j < kFunctionSeries)
+        AddSeries(ctx, report, "samples", "function", a.functions[i], "samples", per[i]);
       Accumulator acc;
       acc.kind = "host_function";
       acc.key = a.functions[i];
@@ -438,7 +488,8 @@ void BuildCandidates(Context& ctx, RankReport* report) {
   // Attribution to climbing ranges, ranking, evidence.
   for (Accumulator& acc : accepted) {
     for (RangeReport& r : report->ranges) {
-      if (!r.climbing) continue;
+      if (!r.climbing)
+        continue;
       Explanation e = Explain(r, acc, ctx.th);
       if (e.verdict == "explains") {
         acc.explains.push_back(r.name);
@@ -448,14 +499,17 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     }
   }
   RankAccumulators(&accepted);
-  const size_t top = ctx.in.options->top > 0 ? static_cast<size_t>(ctx.in.options->top) : accepted.size();
-  if (accepted.size() > top) accepted.resize(top);
+  const size_t top =
+      ctx.in.options->top > 0 ? static_cast<size_t>(ctx.in.options->top) : accepted.size();
+  if (accepted.size() > top)
+    accepted.resize(top);
   for (Accumulator& acc : accepted) acc.evidence = Evidence(acc);
   for (RangeReport& r : report->ranges) {
     std::vector<std::string> kept;
     for (const std::string& id : r.explained_by) {
       for (const Accumulator& acc : accepted) {
-        if (acc.id == id) kept.push_back(id);
+        if (acc.id == id)
+          kept.push_back(id);
       }
     }
     r.explained_by = std::move(kept);
@@ -475,7 +529,8 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   t.count.assign(n, 0.0);
   t.bytes.assign(n, 0.0);
   for (size_t k = 0; k < a.alloc_series.size(); ++k) {
-    if (a.alloc_keys[k].kind == kVmmMappingKind) continue;
+    if (a.alloc_keys[k].kind == kVmmMappingKind)
+      continue;
     t.count = Sum(t.count, f.Sum(a.alloc_series[k].temps));
     t.bytes = Sum(t.bytes, f.Sum(a.alloc_series[k].temp_bytes));
   }
@@ -483,9 +538,12 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   for (double v : t.bytes) t.total_bytes += static_cast<uint64_t>(v);
   for (const auto& [age, count] : a.lifetime_iterations) {
     std::string bucket;
-    if (age < 0) bucket = "from_prologue";
-    else if (age == 0) bucket = "same";
-    else if (age == 1) bucket = "1";
+    if (age < 0)
+      bucket = "from_prologue";
+    else if (age == 0)
+      bucket = "same";
+    else if (age == 1)
+      bucket = "1";
     else {
       const int lo = 1 << (31 - __builtin_clz(static_cast<unsigned>(age)));
       bucket = absl::StrCat(lo, "-", 2 * lo - 1);
@@ -499,36 +557,44 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   p.ts_ns = a.peak_ts;
   p.iteration = a.peak_bytes > 0 ? f.IterationOf(a.peak_slot) : 0;
   for (int k = 0; k < 16; ++k) {
-    if (a.peak_by_kind[k] > 0) p.by_kind[MemoryKindName(static_cast<uint8_t>(k))] = static_cast<uint64_t>(a.peak_by_kind[k]);
+    if (a.peak_by_kind[k] > 0)
+      p.by_kind[MemoryKindName(static_cast<uint8_t>(k))] = static_cast<uint64_t>(a.peak_by_kind[k]);
   }
   p.live_bytes_per_iter = f.Max(a.peak_per_slot);
   for (const StateSeries& s : report->state) {
     if (s.metric == "live_bytes" && s.dimension == "total") {
-      for (size_t i = 0; i < n; ++i) p.live_bytes_per_iter[i] = std::max(p.live_bytes_per_iter[i], s.values[i]);
+      for (size_t i = 0; i < n; ++i)
+        p.live_bytes_per_iter[i] = std::max(p.live_bytes_per_iter[i], s.values[i]);
     }
   }
   // Fragmentation: pools from gauges, heaps from registered size vs live regions.
   std::map<uint64_t, PoolFragmentation> pools;
   for (size_t g = 0; g < a.gauges.size(); ++g) {
     const std::string name(ctx.in.reader->Str(a.gauge_keys[g].name));
-    if (name != "pool.reserved" && name != "pool.used") continue;
+    if (name != "pool.reserved" && name != "pool.used")
+      continue;
     PoolFragmentation& pf = pools[a.gauge_keys[g].pool];
     pf.pool = absl::StrFormat("0x%x", a.gauge_keys[g].pool);
     (name == "pool.reserved" ? pf.reserved_bytes : pf.used_bytes) = f.Gauge(a.gauges[g]);
   }
   for (auto& [pool, pf] : pools) {
-    if (pf.reserved_bytes.empty()) pf.reserved_bytes.assign(n, 0.0);
-    if (pf.used_bytes.empty()) pf.used_bytes.assign(n, 0.0);
-    if (n > 0 && pf.reserved_bytes.back() > 0) pf.last_fragmentation = 1 - pf.used_bytes.back() / pf.reserved_bytes.back();
+    if (pf.reserved_bytes.empty())
+      pf.reserved_bytes.assign(n, 0.0);
+    if (pf.used_bytes.empty())
+      pf.used_bytes.assign(n, 0.0);
+    if (n > 0 && pf.reserved_bytes.back() > 0)
+      pf.last_fragmentation = 1 - pf.used_bytes.back() / pf.reserved_bytes.back();
     report->fragmentation.pools.push_back(std::move(pf));
   }
   for (const HeapSeries& hs : a.heaps) {
-    if (hs.size == 0) continue;
+    if (hs.size == 0)
+      continue;
     PoolFragmentation pf;
     pf.pool = absl::StrFormat("0x%x", hs.heap);
     pf.reserved_bytes.assign(n, static_cast<double>(hs.size));
     pf.used_bytes = FoldFlow(f, hs.bytes, hs.free_bytes).Level(n);
-    if (n > 0) pf.last_fragmentation = 1 - pf.used_bytes.back() / static_cast<double>(hs.size);
+    if (n > 0)
+      pf.last_fragmentation = 1 - pf.used_bytes.back() / static_cast<double>(hs.size);
     report->fragmentation.heaps.push_back(std::move(pf));
   }
   // Overhead and drops.
@@ -537,8 +603,10 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   for (double v : a.overhead_ns) o.self_ms_total += v * 1e-6;
   for (double v : a.overhead_events) o.recorded_events += static_cast<uint64_t>(v);
   double wall_ms = 0;
-  for (const IterationSpan& s : report->iterations.spans) wall_ms += static_cast<double>(s.end_ns - s.start_ns) * 1e-6;
-  if (wall_ms <= 0) wall_ms = static_cast<double>(report->trace.last_ts_ns - report->trace.first_ts_ns) * 1e-6;
+  for (const IterationSpan& s : report->iterations.spans)
+    wall_ms += static_cast<double>(s.end_ns - s.start_ns) * 1e-6;
+  if (wall_ms <= 0)
+    wall_ms = static_cast<double>(report->trace.last_ts_ns - report->trace.first_ts_ns) * 1e-6;
   o.self_pct_of_wall = wall_ms > 0 ? 100.0 * o.self_ms_total / wall_ms : 0;
   o.dropped = ctx.in.reader->trailer() ? ctx.in.reader->trailer()->value : 0;
   for (const auto& [reason, count] : a.drops_by_reason) o.drops_by_reason[ctx.Str(reason)] += count;
@@ -548,13 +616,15 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
     const Trend tr = ctx.TrendOf(o.self_ms, 0);
     o.overhead_climbing = tr.rising && tr.change_pct >= ctx.th.min_climb_pct;
     if (o.overhead_climbing) {
-      report->notes.push_back(absl::StrFormat(
-          "cuclimb's own time per iteration climbs %.0f%%: check that the climb is not the profiler's",
-          tr.change_pct));
+      report->notes.push_back(
+          absl::StrFormat("cuclimb's own time per iteration climbs %.0f%%: check that the climb is "
+                          "not the profiler's",
+                          tr.change_pct));
     }
   }
   if (o.dropped > 0) {
-    report->notes.push_back(absl::StrFormat("%d events were dropped while recording: counts are lower bounds", o.dropped));
+    report->notes.push_back(absl::StrFormat(
+        "%d events were dropped while recording: counts are lower bounds", o.dropped));
   }
 }
 

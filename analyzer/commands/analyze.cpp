@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cuclimb analyze TRACE...`: flags → AnalyzeOptions → Analyze() → terminal and JSON reports.
-#include <unistd.h>
+#include "analysis/analyze.h"
 
 #include <cstdio>
 #include <string>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/analyze.h"
 #include "commands/commands.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -24,14 +25,16 @@ const std::vector<util::OptionSpec> kOptions = {
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     {"alpha", "P", "significance level of the Mann-Kendall tests (default 0.01)"},
     {"min-climb-pct", "X", "a range climbs only when first -> last grows by X% (default 5)"},
-    {"min-share", "S", "an accumulator explains a range from this share of its growth (default 0.25)"},
+    {"min-share", "S",
+     "an accumulator explains a range from this share of its growth (default 0.25)"},
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
     {"symbols", "DIR", "look for the ELF files of recorded mappings in DIR first", true},
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--warmup N|auto] [--alpha P]\n"
-    "                       [--min-climb-pct X] [--min-share S] [--top N] [--symbols DIR] [--quiet]";
+    "                       [--min-climb-pct X] [--min-share S] [--top N] [--symbols DIR] "
+    "[--quiet]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -46,19 +49,23 @@ class ProgressBar {
   explicit ProgressBar(bool enabled) : enabled_(enabled) {}
   ~ProgressBar() { Clear(); }
   void Update(const analysis::Progress& p) {
-    if (!enabled_) return;
+    if (!enabled_)
+      return;
     shown_ = true;
-    const double frac = p.bytes_total > 0 ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 0;
+    const double frac = p.bytes_total > 0
+                            ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total)
+                            : 0;
     const int width = 30, filled = static_cast<int>(frac * width);
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(width - filled), '.');
-    std::fprintf(stderr, "\rcuclimb analyze: trace %d/%d%s [%s] %3.0f%% %.1f M events ", p.trace_index + 1,
-                 p.trace_count, p.pass == 2 ? " (second pass)" : "", bar.c_str(), 100 * frac,
-                 static_cast<double>(p.events) / 1e6);
+    std::fprintf(stderr, "\rcuclimb analyze: trace %d/%d%s [%s] %3.0f%% %.1f M events ",
+                 p.trace_index + 1, p.trace_count, p.pass == 2 ? " (second pass)" : "", bar.c_str(),
+                 100 * frac, static_cast<double>(p.events) / 1e6);
     std::fflush(stderr);
   }
   void Clear() {
-    if (!shown_) return;
+    if (!shown_)
+      return;
     std::fprintf(stderr, "\r%80s\r", "");
     std::fflush(stderr);
     shown_ = false;
@@ -76,24 +83,33 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
     o->thresholds.warmup = -1;
   } else {
     auto w = args.GetInt("warmup", -1);
-    if (!w.ok() || *w < 0) return util::UsageError(absl::StrCat("--warmup wants N ≥ 0 or 'auto', not '", warmup, "'"));
+    if (!w.ok() || *w < 0)
+      return util::UsageError(absl::StrCat("--warmup wants N ≥ 0 or 'auto', not '", warmup, "'"));
     o->thresholds.warmup = *w;
   }
   auto alpha = args.GetDouble("alpha", o->thresholds.alpha);
-  if (!alpha.ok()) return util::UsageError(std::string(alpha.status().message()));
-  if (!(*alpha > 0 && *alpha < 1)) return util::UsageError("--alpha wants 0 < P < 1");
+  if (!alpha.ok())
+    return util::UsageError(std::string(alpha.status().message()));
+  if (!(*alpha > 0 && *alpha < 1))
+    return util::UsageError("--alpha wants 0 < P < 1");
   o->thresholds.alpha = *alpha;
   auto climb = args.GetDouble("min-climb-pct", o->thresholds.min_climb_pct);
-  if (!climb.ok()) return util::UsageError(std::string(climb.status().message()));
-  if (*climb < 0) return util::UsageError("--min-climb-pct wants X ≥ 0");
+  if (!climb.ok())
+    return util::UsageError(std::string(climb.status().message()));
+  if (*climb < 0)
+    return util::UsageError("--min-climb-pct wants X ≥ 0");
   o->thresholds.min_climb_pct = *climb;
   auto share = args.GetDouble("min-share", o->thresholds.min_share);
-  if (!share.ok()) return util::UsageError(std::string(share.status().message()));
-  if (!(*share >= 0 && *share <= 1)) return util::UsageError("--min-share wants 0 ≤ S ≤ 1");
+  if (!share.ok())
+    return util::UsageError(std::string(share.status().message()));
+  if (!(*share >= 0 && *share <= 1))
+    return util::UsageError("--min-share wants 0 ≤ S ≤ 1");
   o->thresholds.min_share = *share;
   auto top = args.GetInt("top", o->top);
-  if (!top.ok()) return util::UsageError(std::string(top.status().message()));
-  if (*top < 0) return util::UsageError("--top wants N ≥ 0");
+  if (!top.ok())
+    return util::UsageError(std::string(top.status().message()));
+  if (*top < 0)
+    return util::UsageError("--top wants N ≥ 0");
   o->top = static_cast<int>(*top);
   o->symbol_dirs = args.GetAll("symbols");
   return absl::OkStatus();
@@ -103,27 +119,33 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
 
 int RunAnalyze(int argc, char** argv) {
   auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("analyze", util::UsageError(std::string(args.status().message())));
+  if (!args.ok())
+    return util::ReportError("analyze", util::UsageError(std::string(args.status().message())));
   if (args->help) {
     std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
     return util::kExitOk;
   }
   if (args->positionals.empty()) {
-    return util::ReportError("analyze", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+    return util::ReportError(
+        "analyze", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
   }
   analysis::AnalyzeOptions options;
-  if (absl::Status s = ParseOptions(*args, &options); !s.ok()) return util::ReportError("analyze", s);
+  if (absl::Status s = ParseOptions(*args, &options); !s.ok())
+    return util::ReportError("analyze", s);
   const bool quiet = args->Has("quiet");
   const std::string json_path = args->Get("json");
   ProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1);
   options.progress = [&bar](const analysis::Progress& p) { bar.Update(p); };
   auto report = analysis::Analyze(args->positionals, options);
   bar.Clear();
-  if (!report.ok()) return util::ReportError("analyze", report.status());
+  if (!report.ok())
+    return util::ReportError("analyze", report.status());
   if (!json_path.empty()) {
     auto json = analysis::ToJson(*report);
-    if (!json.ok()) return util::ReportError("analyze", util::OutputError(json.status()));
-    if (absl::Status s = util::WriteFile(json_path, *json); !s.ok()) return util::ReportError("analyze", s);
+    if (!json.ok())
+      return util::ReportError("analyze", util::OutputError(json.status()));
+    if (absl::Status s = util::WriteFile(json_path, *json); !s.ok())
+      return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-") {
     if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
@@ -131,7 +153,9 @@ int RunAnalyze(int argc, char** argv) {
     }
   }
   if (report->partial) {
-    std::fprintf(stderr, "cuclimb analyze: a trace is cut or damaged; the report covers what was readable\n");
+    std::fprintf(
+        stderr,
+        "cuclimb analyze: a trace is cut or damaged; the report covers what was readable\n");
     return util::kExitBadTrace;
   }
   return util::kExitOk;

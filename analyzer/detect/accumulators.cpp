@@ -19,18 +19,28 @@ constexpr double kMinPoolBytes = 1 << 20;
 double MaxShare(const Accumulator& a) {
   double share = 0;
   for (const Explanation& e : a.explanations) {
-    if (e.verdict == "explains") share = std::max(share, e.share);
+    if (e.verdict == "explains")
+      share = std::max(share, e.share);
   }
   return share;
 }
 
 // Prior for ties (cubecl-pool-model.md §7: allocator state first, handle leaks "low prior").
 int Prior(const std::string& kind) {
-  static constexpr const char* kOrder[] = {"device_allocations", "pool_reserved", "nvtx_regions",
-                                           "pinned_allocations", "managed_allocations", "vmm_mappings",
-                                           "host_function", "events", "streams", "modules", "graphs"};
+  static constexpr const char* kOrder[] = {"device_allocations",
+                                           "pool_reserved",
+                                           "nvtx_regions",
+                                           "pinned_allocations",
+                                           "managed_allocations",
+                                           "vmm_mappings",
+                                           "host_function",
+                                           "events",
+                                           "streams",
+                                           "modules",
+                                           "graphs"};
   for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i) {
-    if (kind == kOrder[i]) return i;
+    if (kind == kOrder[i])
+      return i;
   }
   return 99;
 }
@@ -86,19 +96,25 @@ void RankAccumulators(std::vector<Accumulator>* accumulators) {
     const double share = MaxShare(a);
     a.score = (share > 0 ? 100.0 : 0.0) + 10.0 * share + std::min(std::fabs(a.trend.mk_z), 9.99);
   }
-  std::sort(accumulators->begin(), accumulators->end(), [](const Accumulator& x, const Accumulator& y) {
-    // Shares of straight-line candidates differ by noise: compare them in tenths.
-    const double sx = std::round(10 * MaxShare(x)), sy = std::round(10 * MaxShare(y));
-    const bool ex = MaxShare(x) > 0, ey = MaxShare(y) > 0;
-    if (ex != ey) return ex;
-    if (sx != sy) return sx > sy;
-    if (Prior(x.kind) != Prior(y.kind)) return Prior(x.kind) < Prior(y.kind);
-    const double zx = std::fabs(x.trend.mk_z), zy = std::fabs(y.trend.mk_z);
-    if (zx != zy) return zx > zy;
-    const double gx = RelativeGrowth(x), gy = RelativeGrowth(y);
-    if (gx != gy) return gx > gy;
-    return x.id < y.id;
-  });
+  std::sort(accumulators->begin(), accumulators->end(),
+            [](const Accumulator& x, const Accumulator& y) {
+              // Shares of straight-line candidates differ by noise: compare them in tenths.
+              const double sx = std::round(10 * MaxShare(x)), sy = std::round(10 * MaxShare(y));
+              const bool ex = MaxShare(x) > 0, ey = MaxShare(y) > 0;
+              if (ex != ey)
+                return ex;
+              if (sx != sy)
+                return sx > sy;
+              if (Prior(x.kind) != Prior(y.kind))
+                return Prior(x.kind) < Prior(y.kind);
+              const double zx = std::fabs(x.trend.mk_z), zy = std::fabs(y.trend.mk_z);
+              if (zx != zy)
+                return zx > zy;
+              const double gx = RelativeGrowth(x), gy = RelativeGrowth(y);
+              if (gx != gy)
+                return gx > gy;
+              return x.id < y.id;
+            });
   int rank = 1;
   for (Accumulator& a : *accumulators) a.rank = rank++;
 }

@@ -20,7 +20,8 @@ constexpr int kMaxLag = 3;
 double RobustChange(absl::Span<const double> v) {
   const size_t n = v.size();
   const size_t edge = std::max<size_t>(std::min<size_t>(3, n), n / 10);
-  if (n == 0) return 0;
+  if (n == 0)
+    return 0;
   return stats::Median(v.subspan(n - edge)) - stats::Median(v.subspan(0, edge));
 }
 
@@ -30,7 +31,8 @@ double MaxAbs(absl::Span<const double> v) {
   return m;
 }
 
-double ResidualSd(absl::Span<const double> t, absl::Span<const double> v, const stats::OlsResult& fit) {
+double ResidualSd(absl::Span<const double> t, absl::Span<const double> v,
+                  const stats::OlsResult& fit) {
   double ss = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     const double r = v[i] - (fit.intercept + fit.slope * t[i]);
@@ -43,34 +45,43 @@ double ResidualSd(absl::Span<const double> t, absl::Span<const double> v, const 
 
 double HostSideShare(const Decomposition& d) {
   const double wall = d.wall.delta_ms;
-  if (wall <= 0) return 0;
+  if (wall <= 0)
+    return 0;
   const double host = std::max(0.0, d.host.delta_ms) + std::max(0.0, d.api.delta_ms);
   return std::clamp(host / wall, 0.0, 1.0);
 }
 
 bool HasPath(const std::string& kind, const Decomposition& d) {
-  if (kind == "nvtx_regions" || kind == "host_function") return true;
+  if (kind == "nvtx_regions" || kind == "host_function")
+    return true;
   auto any = [&](const std::function<bool(const std::string&)>& pred) {
     for (const auto* parts : {&d.by_api, &d.by_sync}) {
       for (const Component& c : *parts) {
-        if (pred(c.name)) return true;
+        if (pred(c.name))
+          return true;
       }
     }
     return false;
   };
-  auto has = [](const std::string& s, const char* what) { return s.find(what) != std::string::npos; };
-  if (kind == "events") return any([&](const std::string& n) { return has(n, "Event"); });
+  auto has = [](const std::string& s, const char* what) {
+    return s.find(what) != std::string::npos;
+  };
+  if (kind == "events")
+    return any([&](const std::string& n) { return has(n, "Event"); });
   if (kind == "streams") {
     return any([&](const std::string& n) { return has(n, "Stream") || has(n, "Launch"); });
   }
   if (kind == "modules") {
-    return any([&](const std::string& n) { return has(n, "Launch") || has(n, "Module") || has(n, "Library"); });
+    return any([&](const std::string& n) {
+      return has(n, "Launch") || has(n, "Module") || has(n, "Library");
+    });
   }
-  if (kind == "graphs") return any([&](const std::string& n) { return has(n, "Graph"); });
+  if (kind == "graphs")
+    return any([&](const std::string& n) { return has(n, "Graph"); });
   // Memory kinds and pools: allocation, free, mapping or pool calls.
   return any([&](const std::string& n) {
-    return has(n, "Alloc") || has(n, "Free") || has(n, "Malloc") || has(n, "MemMap") || has(n, "MemCreate") ||
-           has(n, "MemPool") || has(n, "HostRegister");
+    return has(n, "Alloc") || has(n, "Free") || has(n, "Malloc") || has(n, "MemMap") ||
+           has(n, "MemCreate") || has(n, "MemPool") || has(n, "HostRegister");
   });
 }
 
@@ -109,8 +120,10 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
   const stats::OlsResult ct = stats::Ols(t, x), rt = stats::Ols(t, y);
   // Round-off floors: a straight line's residuals are ~1e-16 of its scale, not a shape.
   double sd_c = ResidualSd(t, x, ct), sd_r = ResidualSd(t, y, rt);
-  if (sd_c < 1e-9 * MaxAbs(x)) sd_c = 0;
-  if (sd_r < 1e-12 * MaxAbs(y)) sd_r = 0;
+  if (sd_c < 1e-9 * MaxAbs(x))
+    sd_c = 0;
+  if (sd_r < 1e-12 * MaxAbs(y))
+    sd_r = 0;
   const double bt = ct.slope > 0 ? rt.slope / ct.slope : 0;
   e.separation = sd_r > 0 ? std::fabs(bt) * sd_c / sd_r : (sd_c > 0 && bt != 0 ? 1e9 : 0);
   if (e.r < kUnrelatedR) {

@@ -9,11 +9,13 @@ namespace cuclimb::analysis::stats {
 namespace {
 
 double SelectMedian(std::vector<double>& v) {
-  if (v.empty()) return 0;
+  if (v.empty())
+    return 0;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + mid, v.end());
   const double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
+  if (v.size() % 2 == 1)
+    return hi;
   const double lo = *std::max_element(v.begin(), v.begin() + mid);
   return 0.5 * (lo + hi);
 }
@@ -42,7 +44,8 @@ double Mad(absl::Span<const double> v) {
 Line TheilSen(absl::Span<const double> x, absl::Span<const double> y) {
   Line line;
   const size_t n = std::min(x.size(), y.size());
-  if (n == 0) return line;
+  if (n == 0)
+    return line;
   if (n == 1) {
     line.intercept = y[0];
     return line;
@@ -53,7 +56,8 @@ Line TheilSen(absl::Span<const double> x, absl::Span<const double> y) {
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
       const double dx = x[j] - x[i];
-      if (dx != 0) slopes.push_back((y[j] - y[i]) / dx);
+      if (dx != 0)
+        slopes.push_back((y[j] - y[i]) / dx);
     }
   }
   line.slope = SelectMedian(slopes);
@@ -63,12 +67,15 @@ Line TheilSen(absl::Span<const double> x, absl::Span<const double> y) {
   return line;
 }
 
-double NormalTwoSidedP(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+double NormalTwoSidedP(double z) {
+  return std::erfc(std::fabs(z) / std::sqrt(2.0));
+}
 
 MannKendallResult MannKendall(absl::Span<const double> y) {
   MannKendallResult r;
   const size_t n = y.size();
-  if (n < 3) return r;
+  if (n < 3)
+    return r;
   int64_t s = 0;
   for (size_t i = 0; i < n; ++i) {
     const double yi = y[i];
@@ -81,16 +88,20 @@ MannKendallResult MannKendall(absl::Span<const double> y) {
     size_t j = i + 1;
     while (j < n && sorted[j] == sorted[i]) ++j;
     const double t = static_cast<double>(j - i);
-    if (t > 1) ties += t * (t - 1) * (2 * t + 5);
+    if (t > 1)
+      ties += t * (t - 1) * (2 * t + 5);
     i = j;
   }
   const double dn = static_cast<double>(n);
   r.s = static_cast<double>(s);
   r.var = (dn * (dn - 1) * (2 * dn + 5) - ties) / 18.0;
   r.tau = r.s / (dn * (dn - 1) / 2);
-  if (r.var <= 0) return r;
-  if (s > 0) r.z = (r.s - 1) / std::sqrt(r.var);
-  if (s < 0) r.z = (r.s + 1) / std::sqrt(r.var);
+  if (r.var <= 0)
+    return r;
+  if (s > 0)
+    r.z = (r.s - 1) / std::sqrt(r.var);
+  if (s < 0)
+    r.z = (r.s + 1) / std::sqrt(r.var);
   r.p = NormalTwoSidedP(r.z);
   return r;
 }
@@ -98,7 +109,8 @@ MannKendallResult MannKendall(absl::Span<const double> y) {
 OlsResult Ols(absl::Span<const double> x, absl::Span<const double> y) {
   OlsResult r;
   const size_t n = std::min(x.size(), y.size());
-  if (n == 0) return r;
+  if (n == 0)
+    return r;
   double mx = 0, my = 0;
   for (size_t i = 0; i < n; ++i) {
     mx += x[i];
@@ -117,22 +129,27 @@ OlsResult Ols(absl::Span<const double> x, absl::Span<const double> y) {
   r.intercept = my - r.slope * mx;
   // Relative floors keep round-off on a constant series from looking like a correlation.
   const double eps = 1e-24;
-  r.r = (sxx > eps * (mx * mx + 1) * n && syy > eps * (my * my + 1) * n) ? sxy / std::sqrt(sxx * syy)
-                                                                         : 0;
+  r.r = (sxx > eps * (mx * mx + 1) * n && syy > eps * (my * my + 1) * n)
+            ? sxy / std::sqrt(sxx * syy)
+            : 0;
   r.r = std::clamp(r.r, -1.0, 1.0);
   return r;
 }
 
-double Pearson(absl::Span<const double> x, absl::Span<const double> y) { return Ols(x, y).r; }
+double Pearson(absl::Span<const double> x, absl::Span<const double> y) {
+  return Ols(x, y).r;
+}
 
 PartialResult PartialCorrelation(absl::Span<const double> x, absl::Span<const double> y,
                                  absl::Span<const double> z) {
   PartialResult out;
   const size_t n = std::min({x.size(), y.size(), z.size()});
-  if (n < 6) return out;
+  if (n < 6)
+    return out;
   const double rxy = Pearson(x, y), rxz = Pearson(x, z), ryz = Pearson(y, z);
   const double den = (1 - rxz * rxz) * (1 - ryz * ryz);
-  if (den < 1e-10) return out;
+  if (den < 1e-10)
+    return out;
   out.r = std::clamp((rxy - rxz * ryz) / std::sqrt(den), -0.999999, 0.999999);
   out.defined = true;
   const double fz = std::atanh(out.r) * std::sqrt(static_cast<double>(n) - 4);

@@ -27,11 +27,11 @@ struct Line {
 Line TheilSen(absl::Span<const double> x, absl::Span<const double> y);
 
 struct MannKendallResult {
-  double s = 0;      // Σ sign(y_j − y_i), i < j
-  double var = 0;    // variance of S under H0, corrected for ties
-  double z = 0;      // (S ∓ 1) / √var, continuity-corrected
-  double p = 1;      // two-sided, normal approximation
-  double tau = 0;    // S / (n (n − 1) / 2)
+  double s = 0;    // Σ sign(y_j − y_i), i < j
+  double var = 0;  // variance of S under H0, corrected for ties
+  double z = 0;    // (S ∓ 1) / √var, continuity-corrected
+  double p = 1;    // two-sided, normal approximation
+  double tau = 0;  // S / (n (n − 1) / 2)
 };
 
 // Mann–Kendall trend test with the tie correction

@@ -32,21 +32,24 @@ double Scale(absl::Span<const double> y) {
 
 int64_t AutoWarmup(absl::Span<const double> y, double resolution) {
   const size_t n = y.size();
-  if (n < 8) return 0;
+  if (n < 8)
+    return 0;
   const size_t half = n / 2;
   const stats::Line line = FitRange(y, half, n, 128);
   std::vector<double> resid;
   resid.reserve(n - half);
   for (size_t i = half; i < n; ++i) resid.push_back(y[i] - (line.intercept + line.slope * i));
   const double sigma = std::max({kMadToSigma * stats::Mad(resid), resolution, 1e-6 * Scale(y)});
-  if (sigma <= 0) return 0;
+  if (sigma <= 0)
+    return 0;
   // Longest prefix [0, i] with ≥ 50 % outliers, ending at its last outlier.
   size_t outliers = 0;
   int64_t cut = 0;
   for (size_t i = 0; i < half; ++i) {
     const bool out = std::fabs(y[i] - (line.intercept + line.slope * i)) > kOutlierSigmas * sigma;
     outliers += out ? 1 : 0;
-    if (out && 2 * outliers >= i + 1) cut = static_cast<int64_t>(i) + 1;
+    if (out && 2 * outliers >= i + 1)
+      cut = static_cast<int64_t>(i) + 1;
   }
   return cut;
 }
@@ -66,13 +69,15 @@ Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
   t.warmup = warmup;
   const int64_t m = n - warmup;
   t.n = m;
-  if (m <= 0) return t;
+  if (m <= 0)
+    return t;
   const absl::Span<const double> w = y.subspan(warmup);
   const int64_t edge = std::max<int64_t>(std::min<int64_t>(3, m), m / 10);
   t.first = stats::Median(w.subspan(0, edge));
   t.last = stats::Median(w.subspan(m - edge));
   t.change_pct = t.first != 0 ? 100.0 * (t.last - t.first) / std::fabs(t.first) : 0;
-  if (m < std::max<int64_t>(options.min_iterations, 3)) return t;
+  if (m < std::max<int64_t>(options.min_iterations, 3))
+    return t;
   t.tested = true;
   std::vector<double> bx, by;
   stats::BinMeans(w, options.max_points, &bx, &by);

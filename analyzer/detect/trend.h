@@ -13,7 +13,7 @@ namespace cuclimb::analysis {
 struct TrendOptions {
   double alpha = 0.01;
   int64_t min_iterations = 8;
-  int64_t warmup = -1;       // −1: automatic (AutoWarmup); otherwise a fixed cut
+  int64_t warmup = -1;  // −1: automatic (AutoWarmup); otherwise a fixed cut
   // Smallest meaningful difference in the series' unit: 0.5 for counts, 0 for times. It floors
   // the noise scale of the warm-up cut so that a flat count series has no "outliers".
   double resolution = 0;

@@ -22,7 +22,8 @@ constexpr double kTolerance = 0.02;
 double Match(absl::Span<const uint32_t> s, size_t from, int64_t p) {
   const size_t n = s.size();
   const size_t up = static_cast<size_t>(p);
-  if (from + up >= n) return 0;
+  if (from + up >= n)
+    return 0;
   const size_t end = std::min(n - up, from + kMaxCompare);
   size_t same = 0;
   for (size_t i = from; i < end; ++i) same += s[i] == s[i + up];
@@ -44,17 +45,20 @@ bool PickAnchor(const absl::flat_hash_map<uint64_t, AnchorCandidate>& occ, size_
   uint64_t best_key = 0;
   for (const auto& [key, c] : occ) {
     const double count = static_cast<double>(c.positions.size());
-    if (count < 2 || count < 0.9 * expected || count > 1.1 * expected) continue;
+    if (count < 2 || count < 0.9 * expected || count > 1.1 * expected)
+      continue;
     std::vector<double> gaps;
     for (size_t i = 1; i < c.positions.size(); ++i) {
       gaps.push_back(static_cast<double>(c.positions[i] - c.positions[i - 1]));
     }
     const double med = stats::Median(gaps);
-    if (std::fabs(med - static_cast<double>(period)) > 0.1 * static_cast<double>(period)) continue;
+    if (std::fabs(med - static_cast<double>(period)) > 0.1 * static_cast<double>(period))
+      continue;
     const double spread = stats::Mad(gaps) / med;
     const size_t first = c.positions.front();
     if (!found || spread < best_spread ||
-        (spread == best_spread && (first < best_first || (first == best_first && key < best_key)))) {
+        (spread == best_spread &&
+         (first < best_first || (first == best_first && key < best_key)))) {
       found = true;
       best_spread = spread;
       best_first = first;
@@ -84,12 +88,15 @@ LaunchPeriod FindLaunchPeriod(absl::Span<const uint32_t> names) {
   const int64_t max_period = static_cast<int64_t>((n - from) / 3);
   for (const auto& [name, c] : occ) {
     const auto& pos = c.positions;
-    if (pos.size() < 3) continue;
+    if (pos.size() < 3)
+      continue;
     for (int j = 1; j <= kMaxStride && static_cast<size_t>(j) < pos.size(); ++j) {
       std::vector<double> d;
-      for (size_t i = 0; i + j < pos.size(); ++i) d.push_back(static_cast<double>(pos[i + j] - pos[i]));
+      for (size_t i = 0; i + j < pos.size(); ++i)
+        d.push_back(static_cast<double>(pos[i + j] - pos[i]));
       const int64_t p = std::llround(stats::Median(d));
-      if (p >= 1 && p <= max_period) candidates.insert(p);
+      if (p >= 1 && p <= max_period)
+        candidates.insert(p);
     }
   }
   if (candidates.empty()) {
@@ -131,10 +138,11 @@ LaunchPeriod FindLaunchPeriod(absl::Span<const uint32_t> names) {
       out.anchor_next = static_cast<uint32_t>(key);
     }
   }
-  out.why = out.found ? absl::StrFormat("launch sequence repeats every %d launches (match %.3f)",
-                                        out.period, out.match)
-                      : absl::StrFormat("period %d launches, but no kernel marks it once per period",
-                                        out.period);
+  out.why = out.found
+                ? absl::StrFormat("launch sequence repeats every %d launches (match %.3f)",
+                                  out.period, out.match)
+                : absl::StrFormat("period %d launches, but no kernel marks it once per period",
+                                  out.period);
   return out;
 }
 

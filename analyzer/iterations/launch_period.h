@@ -11,10 +11,10 @@ namespace cuclimb::analysis {
 
 struct LaunchPeriod {
   bool found = false;
-  int64_t period = 0;       // launches per iteration
-  double match = 0;         // fraction of positions i with name[i] == name[i + period]
-  uint32_t anchor = 0;      // the kernel name (string id) that starts each iteration
-  uint32_t anchor_next = 0; // when not 0, the anchor is the pair (anchor, anchor_next)
+  int64_t period = 0;        // launches per iteration
+  double match = 0;          // fraction of positions i with name[i] == name[i + period]
+  uint32_t anchor = 0;       // the kernel name (string id) that starts each iteration
+  uint32_t anchor_next = 0;  // when not 0, the anchor is the pair (anchor, anchor_next)
   std::string why;
 };
 

@@ -13,8 +13,8 @@ namespace {
 
 using format::EventType;
 
-constexpr int64_t kMinAuto = 8;   // instances for a confident automatic choice
-constexpr int64_t kMinAny = 2;    // instances for any choice
+constexpr int64_t kMinAuto = 8;  // instances for a confident automatic choice
+constexpr int64_t kMinAny = 2;   // instances for any choice
 
 bool IsCudaCall(EventType t) {
   switch (t) {
@@ -33,16 +33,22 @@ bool IsCudaCall(EventType t) {
   }
 }
 
-uint64_t StackKey(uint32_t tid, uint32_t domain) { return (uint64_t{tid} << 32) | domain; }
+uint64_t StackKey(uint32_t tid, uint32_t domain) {
+  return (uint64_t{tid} << 32) | domain;
+}
 
 }  // namespace
 
 const char* SourceName(IterationSource source) {
   switch (source) {
-    case IterationSource::kRange: return "nvtx_range";
-    case IterationSource::kMark: return "nvtx_mark";
-    case IterationSource::kLaunch: return "launch_period";
-    case IterationSource::kNone: break;
+    case IterationSource::kRange:
+      return "nvtx_range";
+    case IterationSource::kMark:
+      return "nvtx_mark";
+    case IterationSource::kLaunch:
+      return "launch_period";
+    case IterationSource::kNone:
+      break;
   }
   return "none";
 }
@@ -51,18 +57,23 @@ SegmentStats::SegmentStats(const trace::TraceReader* reader, std::string user_na
     : reader_(reader), user_name_(std::move(user_name)) {}
 
 bool SegmentStats::MatchesUser(uint32_t name_id) const {
-  if (user_name_.empty() || name_id == 0) return false;
-  if (name_id >= user_match_.size()) user_match_.resize(name_id + 1, -1);
-  if (user_match_[name_id] < 0) user_match_[name_id] = reader_->Str(name_id) == user_name_ ? 1 : 0;
+  if (user_name_.empty() || name_id == 0)
+    return false;
+  if (name_id >= user_match_.size())
+    user_match_.resize(name_id + 1, -1);
+  if (user_match_[name_id] < 0)
+    user_match_[name_id] = reader_->Str(name_id) == user_name_ ? 1 : 0;
   return user_match_[name_id] == 1;
 }
 
 int SegmentStats::DepthOf(uint32_t tid) const {
   int depth = 0;
   for (const auto& [key, stack] : stacks_) {
-    if ((key >> 32) == tid) depth += static_cast<int>(stack.size());
+    if ((key >> 32) == tid)
+      depth += static_cast<int>(stack.size());
   }
-  if (auto it = open_started_.find(tid); it != open_started_.end()) depth += it->second;
+  if (auto it = open_started_.find(tid); it != open_started_.end())
+    depth += it->second;
   return depth;
 }
 
@@ -75,10 +86,12 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
     }
     ThreadCounts& tc = *last_thread_;
     ++tc.events;
-    if (IsCudaCall(t)) ++tc.cuda_calls;
+    if (IsCudaCall(t))
+      ++tc.cuda_calls;
     if (t == EventType::kLaunch) {
       ++tc.launches;
-      if (tc.launch_names.size() < kMaxLaunchPrefix) tc.launch_names.push_back(ev.name);
+      if (tc.launch_names.size() < kMaxLaunchPrefix)
+        tc.launch_names.push_back(ev.name);
     }
   }
   switch (t) {
@@ -90,14 +103,16 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
       stack.push_back({ev.name, !nested});
       if (!nested) {
         Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
-        if (c.count++ == 0) c.first_ts = ev.ts;
+        if (c.count++ == 0)
+          c.first_ts = ev.ts;
         c.min_depth = std::min(c.min_depth, depth);
       }
       break;
     }
     case EventType::kPop: {
       auto it = stacks_.find(StackKey(ev.tid, ev.domain));
-      if (it != stacks_.end() && !it->second.empty()) it->second.pop_back();
+      if (it != stacks_.end() && !it->second.empty())
+        it->second.pop_back();
       break;
     }
     case EventType::kRangeStart: {
@@ -105,7 +120,8 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
       started_[ev.addr] = ev.tid;
       ++open_started_[ev.tid];
       Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
-      if (c.count++ == 0) c.first_ts = ev.ts;
+      if (c.count++ == 0)
+        c.first_ts = ev.ts;
       c.min_depth = std::min(c.min_depth, depth);
       break;
     }
@@ -113,14 +129,16 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
       auto it = started_.find(ev.addr);
       if (it != started_.end()) {
         auto open = open_started_.find(it->second);
-        if (open != open_started_.end() && open->second > 0) --open->second;
+        if (open != open_started_.end() && open->second > 0)
+          --open->second;
         started_.erase(it);
       }
       break;
     }
     case EventType::kMark: {
       Candidate& c = marks_[Key{ev.tid, ev.domain, ev.name}];
-      if (c.count++ == 0) c.first_ts = ev.ts;
+      if (c.count++ == 0)
+        c.first_ts = ev.ts;
       c.min_depth = 0;
       break;
     }
@@ -160,11 +178,16 @@ using Candidate = SegmentStats::Candidate;
 
 // Outermost first, then most instances, then earliest, then lowest ids: a total order.
 bool Better(const Key& a, const Candidate& ca, const Key& b, const Candidate& cb) {
-  if (ca.min_depth != cb.min_depth) return ca.min_depth < cb.min_depth;
-  if (ca.count != cb.count) return ca.count > cb.count;
-  if (ca.first_ts != cb.first_ts) return ca.first_ts < cb.first_ts;
-  if (a.tid != b.tid) return a.tid < b.tid;
-  if (a.domain != b.domain) return a.domain < b.domain;
+  if (ca.min_depth != cb.min_depth)
+    return ca.min_depth < cb.min_depth;
+  if (ca.count != cb.count)
+    return ca.count > cb.count;
+  if (ca.first_ts != cb.first_ts)
+    return ca.first_ts < cb.first_ts;
+  if (a.tid != b.tid)
+    return a.tid < b.tid;
+  if (a.domain != b.domain)
+    return a.domain < b.domain;
   return a.name < b.name;
 }
 
@@ -176,9 +199,12 @@ const std::pair<const Key, Candidate>* Pick(const absl::flat_hash_map<Key, Candi
   const std::pair<const Key, Candidate>* best = nullptr;
   for (const auto& entry : cands) {
     const auto& [k, c] = entry;
-    if (c.count < min_count) continue;
-    if (tid != 0 && k.tid != tid) continue;
-    if (user != nullptr && !user->MatchesUser(k.name)) continue;
+    if (c.count < min_count)
+      continue;
+    if (tid != 0 && k.tid != tid)
+      continue;
+    if (user != nullptr && !user->MatchesUser(k.name))
+      continue;
     if (best == nullptr) {
       best = &entry;
       continue;
@@ -186,7 +212,8 @@ const std::pair<const Key, Candidate>* Pick(const absl::flat_hash_map<Key, Candi
     if (user != nullptr) {
       Candidate ca = c, cb = best->second;
       ca.min_depth = cb.min_depth = 0;
-      if (Better(k, ca, best->first, cb)) best = &entry;
+      if (Better(k, ca, best->first, cb))
+        best = &entry;
     } else if (Better(k, c, best->first, best->second)) {
       best = &entry;
     }
@@ -251,11 +278,13 @@ SegmentChoice ChooseSegmentation(const SegmentStats& stats, const LaunchPeriod& 
       c.tid = stats.BusiestLaunchThread();
       c.launch = launch;
       c.name = launch.anchor;
-      c.why = absl::StrCat("no repeating NVTX range or mark; ", launch.why, ", anchored at \"",
-                           std::string(reader.Str(launch.anchor)), "\"",
-                           launch.anchor_next ? absl::StrCat(" + \"", std::string(reader.Str(launch.anchor_next)), "\"")
-                                              : std::string(),
-                           " on thread ", c.tid, fallback);
+      c.why = absl::StrCat(
+          "no repeating NVTX range or mark; ", launch.why, ", anchored at \"",
+          std::string(reader.Str(launch.anchor)), "\"",
+          launch.anchor_next
+              ? absl::StrCat(" + \"", std::string(reader.Str(launch.anchor_next)), "\"")
+              : std::string(),
+          " on thread ", c.tid, fallback);
       return c;
     }
   }
@@ -270,7 +299,7 @@ Boundaries::Boundaries(const SegmentChoice& choice)
     : choice_(choice),
       tid_(choice.tid),
       watermark_(choice.source == IterationSource::kNone ? std::numeric_limits<int64_t>::max()
-                                                          : std::numeric_limits<int64_t>::min()) {
+                                                         : std::numeric_limits<int64_t>::min()) {
   if (choice.source == IterationSource::kNone) {
     starts_.push_back(std::numeric_limits<int64_t>::min());
     ends_.push_back(std::numeric_limits<int64_t>::max());
@@ -292,7 +321,8 @@ void Boundaries::Start(int64_t ts, int64_t payload) {
 void Boundaries::Close(int64_t ts) {
   open_ = false;
   open_id_ = ~uint64_t{0};
-  if (!ends_.empty()) ends_.back() = std::max(ts, starts_.back());
+  if (!ends_.empty())
+    ends_.back() = std::max(ts, starts_.back());
 }
 
 void Boundaries::Advance(const trace::Event& ev) {
@@ -309,7 +339,8 @@ void Boundaries::Advance(const trace::Event& ev) {
       } else if (ev.type == EventType::kPop) {
         std::vector<bool>& stack = stacks_[ev.domain];
         if (!stack.empty()) {
-          if (stack.back() && open_) Close(ev.ts);
+          if (stack.back() && open_)
+            Close(ev.ts);
           stack.pop_back();
         }
       } else if (ev.type == EventType::kRangeStart && !open_ && ev.domain == choice_.domain &&
@@ -329,7 +360,8 @@ void Boundaries::Advance(const trace::Event& ev) {
     case IterationSource::kLaunch:
       if (ev.type == EventType::kLaunch) {
         if (choice_.launch.anchor_next == 0) {
-          if (ev.name == choice_.launch.anchor) Start(ev.ts, 0);
+          if (ev.name == choice_.launch.anchor)
+            Start(ev.ts, 0);
         } else if (last_launch_ == choice_.launch.anchor && ev.name == choice_.launch.anchor_next) {
           Start(last_launch_ts_, 0);
         }
@@ -349,11 +381,14 @@ void Boundaries::Advance(const trace::Event& ev) {
 }
 
 uint32_t Boundaries::Slot(int64_t ts) {
-  if (starts_.empty() || ts < starts_.front()) return 0;
+  if (starts_.empty() || ts < starts_.front())
+    return 0;
   int64_t i = cached_;
   const int64_t n = static_cast<int64_t>(starts_.size());
   if (i < 0 || i >= n || ts < starts_[i] || (i + 1 < n && ts >= starts_[i + 1])) {
-    i = static_cast<int64_t>(std::upper_bound(starts_.begin(), starts_.end(), ts) - starts_.begin()) - 1;
+    i = static_cast<int64_t>(std::upper_bound(starts_.begin(), starts_.end(), ts) -
+                             starts_.begin()) -
+        1;
     cached_ = i;
   }
   return static_cast<uint32_t>(ts <= ends_[i] ? 2 * i + 1 : 2 * i + 2);
@@ -380,10 +415,13 @@ void Boundaries::Finish() {
 }
 
 int64_t Boundaries::IterationOfSlot(uint32_t slot) const {
-  if (slot == 0) return -1;
+  if (slot == 0)
+    return -1;
   const int64_t i = (static_cast<int64_t>(slot) - 1) / 2;
-  if (i >= count_) return -2;
-  if (choice_.source == IterationSource::kRange && i == count_ - 1 && slot % 2 == 0) return -2;
+  if (i >= count_)
+    return -2;
+  if (choice_.source == IterationSource::kRange && i == count_ - 1 && slot % 2 == 0)
+    return -2;
   return i;
 }
 
@@ -394,7 +432,8 @@ std::vector<IterationSpan> Boundaries::Spans() const {
     s.start_ns = starts_[i];
     s.end_ns = choice_.source == IterationSource::kRange ? ends_[i] : starts_[i + 1];
     s.payload = payloads_[i];
-    if (choice_.source == IterationSource::kNone) s.start_ns = s.end_ns = 0;
+    if (choice_.source == IterationSource::kNone)
+      s.start_ns = s.end_ns = 0;
     out.push_back(s);
   }
   return out;

@@ -50,7 +50,8 @@ class SegmentStats {
   // `user_name` is --iteration (empty for automatic); reader resolves string ids.
   SegmentStats(const trace::TraceReader* reader, std::string user_name);
   void Observe(const trace::Event& ev) {
-    if (nvtx_only_ && (ev.type < format::EventType::kPush || ev.type > format::EventType::kMark)) return;
+    if (nvtx_only_ && (ev.type < format::EventType::kPush || ev.type > format::EventType::kMark))
+      return;
     ObserveAll(ev);
   }
   // After the prefix: only NVTX events matter for the final choice; the per-thread CUDA call
@@ -65,7 +66,9 @@ class SegmentStats {
   };
   struct Key {
     uint32_t tid, domain, name;
-    bool operator==(const Key& o) const { return tid == o.tid && domain == o.domain && name == o.name; }
+    bool operator==(const Key& o) const {
+      return tid == o.tid && domain == o.domain && name == o.name;
+    }
     template <typename H>
     friend H AbslHashValue(H h, const Key& k) {
       return H::combine(std::move(h), k.tid, k.domain, k.name);
@@ -149,9 +152,9 @@ class Boundaries {
   absl::flat_hash_map<uint32_t, std::vector<bool>> stacks_;  // domain → stack
   bool open_ = false;
   uint64_t open_id_ = ~uint64_t{0};  // start/end id of the open boundary instance
-  uint32_t last_launch_ = 0;   // launch source with a pair anchor
+  uint32_t last_launch_ = 0;         // launch source with a pair anchor
   int64_t last_launch_ts_ = 0;
-  int64_t cached_ = -1;        // last iteration index found by Slot()
+  int64_t cached_ = -1;  // last iteration index found by Slot()
   int64_t count_ = 0;
   bool finished_ = false;
   uint64_t ignored_ = 0;

@@ -19,11 +19,13 @@ using Json = nlohmann::ordered_json;
 // 6 significant digits: stable across compilers and short to read. Whole numbers are written
 // as integers; non-finite values become 0.
 nlohmann::ordered_json R(double v) {
-  if (!std::isfinite(v) || v == 0) return 0;
+  if (!std::isfinite(v) || v == 0)
+    return 0;
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   const double r = std::strtod(buf, nullptr);
-  if (r == std::trunc(r) && std::fabs(r) < 9.0e15) return static_cast<int64_t>(r);
+  if (r == std::trunc(r) && std::fabs(r) < 9.0e15)
+    return static_cast<int64_t>(r);
   return r;
 }
 
@@ -50,7 +52,10 @@ Json TrendJson(const Trend& t) {
 }
 
 Json ComponentJson(const Component& c) {
-  return Json{{"name", c.name}, {"delta_ms", R(c.delta_ms)}, {"trend", TrendJson(c.trend)}, {"ms", Arr(c.ms)}};
+  return Json{{"name", c.name},
+              {"delta_ms", R(c.delta_ms)},
+              {"trend", TrendJson(c.trend)},
+              {"ms", Arr(c.ms)}};
 }
 
 Json Components(const std::vector<Component>& v) {
@@ -71,7 +76,8 @@ Json IterationsJson(const Iterations& it, bool spans) {
          {"why", it.why}};
   if (spans) {
     Json s = Json::array();
-    for (const IterationSpan& sp : it.spans) s.push_back(Json::array({sp.start_ns, sp.end_ns, sp.payload}));
+    for (const IterationSpan& sp : it.spans)
+      s.push_back(Json::array({sp.start_ns, sp.end_ns, sp.payload}));
     j["spans"] = std::move(s);
   }
   return j;
@@ -98,10 +104,11 @@ Json RangeFull(const RangeReport& r) {
   j["total_ms"] = Arr(r.total_ms);
   j["count"] = Arr(r.count);
   const Decomposition& d = r.decomposition;
-  j["decomposition"] = Json{{"wall", ComponentJson(d.wall)},   {"api", ComponentJson(d.api)},
-                            {"sync", ComponentJson(d.sync)},   {"host", ComponentJson(d.host)},
-                            {"gpu", ComponentJson(d.gpu)},     {"by_api", Components(d.by_api)},
-                            {"by_sync", Components(d.by_sync)}, {"by_kernel", Components(d.by_kernel)}};
+  j["decomposition"] =
+      Json{{"wall", ComponentJson(d.wall)},    {"api", ComponentJson(d.api)},
+           {"sync", ComponentJson(d.sync)},    {"host", ComponentJson(d.host)},
+           {"gpu", ComponentJson(d.gpu)},      {"by_api", Components(d.by_api)},
+           {"by_sync", Components(d.by_sync)}, {"by_kernel", Components(d.by_kernel)}};
   return j;
 }
 
@@ -114,13 +121,14 @@ Json ExamplesJson(const std::vector<HandleExample>& v) {
   for (const HandleExample& e : v) {
     char addr[24];
     std::snprintf(addr, sizeof(addr), "0x%llx", static_cast<unsigned long long>(e.address));
-    a.push_back(Json{{"address", addr},
-                     {"serial", e.serial},
-                     {"size_bytes", e.size_bytes},
-                     {"api", e.api},
-                     {"alloc_iteration", e.alloc_iteration},
-                     {"alloc_ts_ns", e.alloc_ts_ns},
-                     {"free_iteration", e.free_iteration == -2 ? Json(nullptr) : Json(e.free_iteration)}});
+    a.push_back(
+        Json{{"address", addr},
+             {"serial", e.serial},
+             {"size_bytes", e.size_bytes},
+             {"api", e.api},
+             {"alloc_iteration", e.alloc_iteration},
+             {"alloc_ts_ns", e.alloc_ts_ns},
+             {"free_iteration", e.free_iteration == -2 ? Json(nullptr) : Json(e.free_iteration)}});
   }
   return a;
 }
@@ -164,7 +172,8 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
          {"p_value", R(a.p_value)},
          {"explains", a.explains},
          {"score", R(a.score)}};
-  if (ranks != nullptr) j["ranks"] = *ranks;
+  if (ranks != nullptr)
+    j["ranks"] = *ranks;
   j["evidence"] = std::move(evidence);
   return j;
 }
@@ -175,7 +184,8 @@ Json Accumulators(const std::vector<Accumulator>& v, const Report* report) {
     const std::vector<int>* ranks = nullptr;
     if (report != nullptr) {
       auto it = report->accumulator_ranks.find(acc.id);
-      if (it != report->accumulator_ranks.end()) ranks = &it->second;
+      if (it != report->accumulator_ranks.end())
+        ranks = &it->second;
     }
     a.push_back(AccumulatorJson(acc, ranks));
   }
@@ -208,13 +218,18 @@ Json RankJson(const RankReport& r) {
                            {"total_bytes", d.total_bytes},
                            {"compute_capability", d.compute_capability}});
   }
-  j["process"] = Json{{"pid", r.process.pid},       {"rank", r.process.rank},
-                      {"cmd", r.process.cmd},       {"host", r.process.host},
-                      {"exe", r.process.exe},       {"driver_version", r.process.driver_version},
-                      {"cupti_version", r.process.cupti_version}, {"devices", std::move(devices)}};
+  j["process"] = Json{{"pid", r.process.pid},
+                      {"rank", r.process.rank},
+                      {"cmd", r.process.cmd},
+                      {"host", r.process.host},
+                      {"exe", r.process.exe},
+                      {"driver_version", r.process.driver_version},
+                      {"cupti_version", r.process.cupti_version},
+                      {"devices", std::move(devices)}};
   Json threads = Json::array();
   for (const ThreadInfo& th : r.threads) {
-    threads.push_back(Json{{"tid", th.tid}, {"name", th.name}, {"events", th.events}, {"cuda_calls", th.cuda_calls}});
+    threads.push_back(Json{
+        {"tid", th.tid}, {"name", th.name}, {"events", th.events}, {"cuda_calls", th.cuda_calls}});
   }
   j["threads"] = std::move(threads);
   j["iterations"] = IterationsJson(r.iterations, true);
@@ -291,7 +306,8 @@ Json RankJson(const RankReport& r) {
     }
     return a;
   };
-  j["fragmentation"] = Json{{"pools", frag(r.fragmentation.pools)}, {"heaps", frag(r.fragmentation.heaps)}};
+  j["fragmentation"] =
+      Json{{"pools", frag(r.fragmentation.pools)}, {"heaps", frag(r.fragmentation.heaps)}};
   const Overhead& o = r.overhead;
   j["overhead"] = Json{{"self_ms_total", R(o.self_ms_total)},
                        {"self_pct_of_wall", R(o.self_pct_of_wall)},
@@ -308,12 +324,16 @@ Json RankJson(const RankReport& r) {
 
 bool IsNumberLine(std::string_view line) {
   size_t i = line.find_first_not_of(' ');
-  if (i == std::string_view::npos) return false;
+  if (i == std::string_view::npos)
+    return false;
   line.remove_prefix(i);
-  if (!line.empty() && line.back() == ',') line.remove_suffix(1);
-  if (line.empty()) return false;
+  if (!line.empty() && line.back() == ',')
+    line.remove_suffix(1);
+  if (line.empty())
+    return false;
   for (char c : line) {
-    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) return false;
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
+      return false;
   }
   return true;
 }
@@ -326,12 +346,14 @@ std::string CompactNumberArrays(const std::string& in) {
   size_t pos = 0;
   while (pos < in.size()) {
     size_t eol = in.find('\n', pos);
-    if (eol == std::string::npos) eol = in.size();
+    if (eol == std::string::npos)
+      eol = in.size();
     const std::string_view line(in.data() + pos, eol - pos);
     out.append(line);
     pos = eol + 1;
     if (line.empty() || line.back() != '[') {
-      if (eol < in.size()) out.push_back('\n');
+      if (eol < in.size())
+        out.push_back('\n');
       continue;
     }
     // Collect the following number lines up to the closing bracket.
@@ -341,7 +363,8 @@ std::string CompactNumberArrays(const std::string& in) {
     size_t close_end = std::string::npos;
     while (scan < in.size()) {
       size_t e = in.find('\n', scan);
-      if (e == std::string::npos) e = in.size();
+      if (e == std::string::npos)
+        e = in.size();
       const std::string_view l(in.data() + scan, e - scan);
       const size_t first = l.find_first_not_of(' ');
       if (first != std::string_view::npos && l[first] == ']') {
@@ -354,14 +377,16 @@ std::string CompactNumberArrays(const std::string& in) {
         break;
       }
       items.append(l.substr(first));
-      if (items.back() == ',') items.push_back(' ');
+      if (items.back() == ',')
+        items.push_back(' ');
       scan = e + 1;
     }
     if (all_numbers && close_end != std::string::npos) {
       out.append(items);
       pos = close_end + 1;
     }
-    if (pos <= in.size()) out.push_back('\n');
+    if (pos <= in.size())
+      out.push_back('\n');
   }
   while (!out.empty() && out.back() == '\n' && in.back() != '\n') out.pop_back();
   return out;
@@ -394,7 +419,8 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
       j["ranks"] = std::move(ranks);
     }
     std::string text = j.dump(options.indent, ' ', false, Json::error_handler_t::replace);
-    if (options.indent >= 0) text = CompactNumberArrays(text);
+    if (options.indent >= 0)
+      text = CompactNumberArrays(text);
     return text + "\n";
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot encode the report as JSON: ", e.what()));

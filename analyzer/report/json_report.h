@@ -10,8 +10,8 @@
 namespace cuclimb::analysis {
 
 struct JsonOptions {
-  int indent = 1;            // spaces per level; −1 for one line
-  bool per_rank = true;      // include "ranks" with every series
+  int indent = 1;        // spaces per level; −1 for one line
+  bool per_rank = true;  // include "ranks" with every series
 };
 
 // Keys are in a fixed order and numbers are rounded to 6 significant digits, so the same

@@ -27,28 +27,28 @@ using Series = std::vector<double>;
 
 // A trend test over a Series after the warm-up cut (detect/trend.h says how each is computed).
 struct Trend {
-  bool tested = false;            // false when fewer than min_iterations remain after warm-up
-  int64_t warmup = 0;             // iterations [0, warmup) are excluded from the test
-  int64_t n = 0;                  // points tested (after the cut; binned when very long)
-  double first = 0;               // robust level: median of the first 10 % (≥ 3) tested points
-  double last = 0;                // median of the last 10 % (≥ 3)
-  double change_pct = 0;          // 100 (last − first) / |first|; 0 when first is 0
-  double slope_per_iter = 0;      // Theil–Sen slope, in the series' unit per iteration
-  double intercept = 0;           // Theil–Sen intercept at iteration `warmup`
-  double tail_slope_per_iter = 0; // Theil–Sen slope over the last third (is growth still on?)
-  double mk_z = 0;                // Mann–Kendall Z (tie-corrected, continuity-corrected)
-  double p_value = 1;             // two-sided Mann–Kendall p-value
-  double tau = 0;                 // Kendall's tau against the iteration index
-  bool rising = false;            // p < alpha and slope > 0
-  bool falling = false;           // p < alpha and slope < 0
+  bool tested = false;             // false when fewer than min_iterations remain after warm-up
+  int64_t warmup = 0;              // iterations [0, warmup) are excluded from the test
+  int64_t n = 0;                   // points tested (after the cut; binned when very long)
+  double first = 0;                // robust level: median of the first 10 % (≥ 3) tested points
+  double last = 0;                 // median of the last 10 % (≥ 3)
+  double change_pct = 0;           // 100 (last − first) / |first|; 0 when first is 0
+  double slope_per_iter = 0;       // Theil–Sen slope, in the series' unit per iteration
+  double intercept = 0;            // Theil–Sen intercept at iteration `warmup`
+  double tail_slope_per_iter = 0;  // Theil–Sen slope over the last third (is growth still on?)
+  double mk_z = 0;                 // Mann–Kendall Z (tie-corrected, continuity-corrected)
+  double p_value = 1;              // two-sided Mann–Kendall p-value
+  double tau = 0;                  // Kendall's tau against the iteration index
+  bool rising = false;             // p < alpha and slope > 0
+  bool falling = false;            // p < alpha and slope < 0
 };
 
 struct TraceInfo {
   std::string path;
-  std::string form;            // "binary" | "jsonl"
-  std::string format;          // "1.0"
+  std::string form;    // "binary" | "jsonl"
+  std::string format;  // "1.0"
   std::string producer;
-  std::string clock;           // "monotonic" | "monotonic_raw" | "synthetic" | "unknown"
+  std::string clock;  // "monotonic" | "monotonic_raw" | "synthetic" | "unknown"
   int64_t base_realtime_ns = 0;
   std::string status;          // "complete" | "no_trailer" | "truncated" | "corrupt"
   std::string status_message;  // the reader's one-line message
@@ -57,7 +57,7 @@ struct TraceInfo {
   uint64_t skipped_records = 0;
   int64_t first_ts_ns = 0;
   int64_t last_ts_ns = 0;
-  bool repassed = false;       // a second pass was needed (segmentation changed after the prefix)
+  bool repassed = false;  // a second pass was needed (segmentation changed after the prefix)
 };
 
 struct DeviceInfo {
@@ -69,7 +69,7 @@ struct DeviceInfo {
 
 struct ProcessInfo {
   int64_t pid = 0;
-  int64_t rank = -1;               // job rank, −1 when not part of a job
+  int64_t rank = -1;  // job rank, −1 when not part of a job
   std::string cmd, host, exe;
   uint64_t driver_version = 0, cupti_version = 0;
   std::vector<DeviceInfo> devices;  // by ordinal
@@ -88,15 +88,15 @@ struct IterationSpan {
 };
 
 struct Iterations {
-  std::string source;       // "nvtx_range" | "nvtx_mark" | "launch_period" | "none"
-  std::string name;         // range or mark name; the anchor kernel for "launch_period"
-  bool user_chosen = false; // from --iteration
-  uint32_t tid = 0;         // thread whose boundaries define iterations
-  int64_t count = 0;        // number of iterations (Series length)
-  int64_t period_launches = 0;  // "launch_period": launches per iteration
+  std::string source;                // "nvtx_range" | "nvtx_mark" | "launch_period" | "none"
+  std::string name;                  // range or mark name; the anchor kernel for "launch_period"
+  bool user_chosen = false;          // from --iteration
+  uint32_t tid = 0;                  // thread whose boundaries define iterations
+  int64_t count = 0;                 // number of iterations (Series length)
+  int64_t period_launches = 0;       // "launch_period": launches per iteration
   std::vector<IterationSpan> spans;  // count entries
   uint64_t prologue_events = 0, epilogue_events = 0;
-  std::string why;          // one sentence on how the source was chosen
+  std::string why;  // one sentence on how the source was chosen
 };
 
 // A component of a range's time, or one named part of it (an API, a kernel).
@@ -104,37 +104,37 @@ struct Component {
   std::string name;
   Series ms;
   Trend trend;
-  double delta_ms = 0;      // slope × tested iterations: growth over the run
+  double delta_ms = 0;  // slope × tested iterations: growth over the run
 };
 
 // Where a range's time goes, per iteration. wall = api + sync + host; gpu runs concurrently.
 struct Decomposition {
-  Component wall, api, sync, host, gpu;     // names "wall", "api", "sync", "host", "gpu"
-  std::vector<Component> by_api;    // host time inside CUDA calls, by API; by total desc
-  std::vector<Component> by_sync;   // synchronization wait, by API
-  std::vector<Component> by_kernel; // GPU time of kernels launched inside the range
+  Component wall, api, sync, host, gpu;  // names "wall", "api", "sync", "host", "gpu"
+  std::vector<Component> by_api;         // host time inside CUDA calls, by API; by total desc
+  std::vector<Component> by_sync;        // synchronization wait, by API
+  std::vector<Component> by_kernel;      // GPU time of kernels launched inside the range
 };
 
 // How much of a range's growth one candidate explains (detect/attribution.h).
 struct Explanation {
   std::string range;
-  std::string verdict;     // "explains" | "correlated_only"
-  double share = 0;        // slope(range ~ candidate) × Δcandidate / Δrange, clamped to [0, 1]
-  double r = 0;            // correlation of range and candidate
-  double r_index = 0;      // correlation of candidate with the iteration index
-  double partial_r = 0;    // correlation of range and candidate given the index
+  std::string verdict;   // "explains" | "correlated_only"
+  double share = 0;      // slope(range ~ candidate) × Δcandidate / Δrange, clamped to [0, 1]
+  double r = 0;          // correlation of range and candidate
+  double r_index = 0;    // correlation of candidate with the iteration index
+  double partial_r = 0;  // correlation of range and candidate given the index
   double partial_p = 1;
-  double separation = 0;   // how visible the candidate's own shape would be in the range
-  double lag = 0;          // iterations by which the range trails the candidate (best of 0..3)
-  std::string reason;      // one sentence
+  double separation = 0;  // how visible the candidate's own shape would be in the range
+  double lag = 0;         // iterations by which the range trails the candidate (best of 0..3)
+  std::string reason;     // one sentence
 };
 
 struct RangeReport {
-  std::string name;        // "domain::name" outside the default domain
-  uint32_t tid = 0;        // thread with the most instances
-  Series total_ms;         // the report's `st`: total time of the range's instances per iteration
-  Series count;            // instances per iteration
-  Trend trend;             // on total_ms
+  std::string name;  // "domain::name" outside the default domain
+  uint32_t tid = 0;  // thread with the most instances
+  Series total_ms;   // the report's `st`: total time of the range's instances per iteration
+  Series count;      // instances per iteration
+  Trend trend;       // on total_ms
   bool climbing = false;
   Decomposition decomposition;
   std::vector<std::string> explained_by;  // accumulator ids ("kind:key") with verdict explains
@@ -146,8 +146,8 @@ struct KernelRow {
   uint64_t launches = 0, executions = 0;
   double gpu_ms = 0;
   Series launches_per_iter, gpu_ms_per_iter, mean_us;  // mean_us: mean GPU duration
-  Trend duration_trend;    // on mean_us
-  bool slowing = false;    // duration_trend rising and material
+  Trend duration_trend;                                // on mean_us
+  bool slowing = false;                                // duration_trend rising and material
 };
 
 struct ApiRow {
@@ -155,15 +155,15 @@ struct ApiRow {
   uint64_t calls = 0;
   double ms = 0;
   Series calls_per_iter, ms_per_iter;
-  Trend trend;             // on ms_per_iter
+  Trend trend;  // on ms_per_iter
 };
 
 // One per-iteration state series: metric × dimension × key.
 struct StateSeries {
-  std::string metric;      // live_handles, live_bytes, allocs, frees, ... (report-schema.md)
-  std::string dimension;   // total, memory_kind, api, size_class, call_site, handle_type, ...
+  std::string metric;     // live_handles, live_bytes, allocs, frees, ... (report-schema.md)
+  std::string dimension;  // total, memory_kind, api, size_class, call_site, handle_type, ...
   std::string key;
-  std::string unit;        // handles, bytes, calls, samples, kernels
+  std::string unit;  // handles, bytes, calls, samples, kernels
   Series values;
   Trend trend;
 };
@@ -175,8 +175,8 @@ struct CallSite {
 };
 
 struct HandleExample {
-  uint64_t address = 0;     // or handle value
-  uint64_t serial = 0;      // allocation number in the trace: address reuse is a new handle
+  uint64_t address = 0;  // or handle value
+  uint64_t serial = 0;   // allocation number in the trace: address reuse is a new handle
   uint64_t size_bytes = 0;
   std::string api;
   int64_t alloc_iteration = 0;  // −1 = prologue
@@ -186,25 +186,25 @@ struct HandleExample {
 
 struct Accumulator {
   int rank = 0;
-  std::string kind;         // device_allocations, pinned_allocations, ... (report-schema.md)
-  std::string key;          // call site label, "API size-class", handle API, pool or heap
-  std::string id;           // "kind:key", unique
+  std::string kind;  // device_allocations, pinned_allocations, ... (report-schema.md)
+  std::string key;   // call site label, "API size-class", handle API, pool or heap
+  std::string id;    // "kind:key", unique
   double growth_per_iter = 0;
-  std::string unit;         // "handles" or "bytes" (pool_reserved) or "samples" (host_function)
+  std::string unit;  // "handles" or "bytes" (pool_reserved) or "samples" (host_function)
   double p_value = 1;
-  double bytes_per_iter = 0;         // growth of live bytes, when the kind has bytes
-  Series values;                     // the candidate series (unit)
-  Series bytes;                      // live bytes series, when the kind has bytes
+  double bytes_per_iter = 0;  // growth of live bytes, when the kind has bytes
+  Series values;              // the candidate series (unit)
+  Series bytes;               // live bytes series, when the kind has bytes
   Trend trend;
   int64_t growth_start_iteration = 0;
   CallSite site;
   std::vector<std::string> apis, size_classes;  // seen in this key's survivors
   std::vector<HandleExample> examples;          // oldest post-warm-up survivors first
-  Series survivors_by_alloc_iteration;          // this key's handles live at exit, by alloc iteration
-  std::vector<Explanation> explanations;        // one per climbing range
-  std::vector<std::string> explains;            // ranges with verdict "explains"
-  double score = 0;                             // ranking key (report-schema.md)
-  std::string evidence;                         // one line for the terminal
+  Series survivors_by_alloc_iteration;    // this key's handles live at exit, by alloc iteration
+  std::vector<Explanation> explanations;  // one per climbing range
+  std::vector<std::string> explains;      // ranges with verdict "explains"
+  double score = 0;                       // ranking key (report-schema.md)
+  std::string evidence;                   // one line for the terminal
 };
 
 struct LeakSite {
@@ -215,66 +215,66 @@ struct LeakSite {
 };
 
 struct Leaks {
-  uint64_t handles = 0, bytes = 0;          // allocations live at the end of the trace
-  std::vector<LeakSite> by_site;            // by bytes desc
+  uint64_t handles = 0, bytes = 0;                  // allocations live at the end of the trace
+  std::vector<LeakSite> by_site;                    // by bytes desc
   std::map<std::string, uint64_t> handles_by_type;  // streams, events, ... never destroyed
-  uint64_t unmatched_frees = 0;             // frees of addresses never seen allocated
-  uint64_t replaced_allocations = 0;        // an address allocated again without a free
+  uint64_t unmatched_frees = 0;                     // frees of addresses never seen allocated
+  uint64_t replaced_allocations = 0;                // an address allocated again without a free
 };
 
 struct Temporaries {
-  Series count, bytes;                      // allocations freed in the iteration that made them
+  Series count, bytes;  // allocations freed in the iteration that made them
   uint64_t total = 0, total_bytes = 0;
   std::map<std::string, uint64_t> lifetime_histogram;  // "same", "1", "2-3", "4-7", ..., "never"
 };
 
 struct Peak {
-  uint64_t live_bytes = 0;                  // highest live bytes of all tracked memory
+  uint64_t live_bytes = 0;  // highest live bytes of all tracked memory
   int64_t ts_ns = 0, iteration = 0;
   std::map<std::string, uint64_t> by_kind;  // highest live bytes per memory kind
   Series live_bytes_per_iter;               // highest within each iteration
 };
 
 struct PoolFragmentation {
-  std::string pool;                         // "0x..." or "all"
+  std::string pool;  // "0x..." or "all"
   Series reserved_bytes, used_bytes;
-  double last_fragmentation = 0;            // 1 − used / reserved at the last iteration
+  double last_fragmentation = 0;  // 1 − used / reserved at the last iteration
 };
 
 struct Fragmentation {
   std::vector<PoolFragmentation> pools;
-  std::vector<PoolFragmentation> heaps;     // NVTX heaps: heap size vs live region bytes
+  std::vector<PoolFragmentation> heaps;  // NVTX heaps: heap size vs live region bytes
 };
 
 struct Overhead {
-  Series self_ms;                           // profiler time per iteration, all threads
+  Series self_ms;  // profiler time per iteration, all threads
   double self_ms_total = 0;
   double self_pct_of_wall = 0;
-  uint64_t recorded_events = 0;             // from overhead events
-  int64_t dropped = 0;                      // trailer total
+  uint64_t recorded_events = 0;  // from overhead events
+  int64_t dropped = 0;           // trailer total
   std::map<std::string, int64_t> drops_by_reason;
-  Series drops;                             // per iteration
+  Series drops;  // per iteration
   int64_t recording_pauses = 0;
-  bool overhead_climbing = false;           // the profiler's own time climbs (a warning)
+  bool overhead_climbing = false;  // the profiler's own time climbs (a warning)
 };
 
 struct RankReport {
-  int index = 0;            // position on the command line
+  int index = 0;  // position on the command line
   TraceInfo trace;
   ProcessInfo process;
-  std::vector<ThreadInfo> threads;      // by cuda_calls desc
+  std::vector<ThreadInfo> threads;  // by cuda_calls desc
   Iterations iterations;
-  std::vector<RangeReport> ranges;      // climbing first, then by first-level time desc
-  std::vector<KernelRow> kernels;       // by total GPU time desc
-  std::vector<ApiRow> apis;             // by total time desc
-  std::vector<StateSeries> state;       // by metric, dimension, key
+  std::vector<RangeReport> ranges;        // climbing first, then by first-level time desc
+  std::vector<KernelRow> kernels;         // by total GPU time desc
+  std::vector<ApiRow> apis;               // by total time desc
+  std::vector<StateSeries> state;         // by metric, dimension, key
   std::vector<Accumulator> accumulators;  // by rank
   Leaks leaks;
   Temporaries temporaries;
   Peak peak;
   Fragmentation fragmentation;
   Overhead overhead;
-  std::vector<std::string> notes;       // caveats: partial trace, too few iterations, ...
+  std::vector<std::string> notes;  // caveats: partial trace, too few iterations, ...
   bool climbing = false;
 };
 
@@ -289,8 +289,8 @@ struct Thresholds {
 
 struct Report {
   std::string schema = kReportSchema;
-  std::string verdict;          // "climbing" | "flat"
-  bool partial = false;         // some trace was cut or damaged
+  std::string verdict;   // "climbing" | "flat"
+  bool partial = false;  // some trace was cut or damaged
   Thresholds thresholds;
   // Across ranks: with one trace these equal ranks[0]'s; see report-schema.md for the merge.
   Iterations iterations;

@@ -10,15 +10,19 @@
 namespace cuclimb::analysis {
 namespace {
 
-std::string Pct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
+std::string Pct(double pct) {
+  return absl::StrFormat("%+.1f%%", pct);
+}
 
 std::string P(double p) {
-  if (p < 1e-99) return "<1e-99";
+  if (p < 1e-99)
+    return "<1e-99";
   return absl::StrFormat("%.2g", p);
 }
 
 std::string Clip(const std::string& s, size_t width) {
-  if (s.size() <= width) return s;
+  if (s.size() <= width)
+    return s;
   return s.substr(0, width - 3) + "...";
 }
 
@@ -28,9 +32,10 @@ void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
     return;
   }
   size_t width = 5;
-  for (const RangeReport& r : report.ranges) width = std::max(width, std::min<size_t>(r.name.size(), 40));
-  absl::StrAppendFormat(out, "%-*s  %10s    %-10s %8s  %12s  %8s\n", static_cast<int>(width), "range", "first",
-                        "→ last", "climb", "slope/iter", "p");
+  for (const RangeReport& r : report.ranges)
+    width = std::max(width, std::min<size_t>(r.name.size(), 40));
+  absl::StrAppendFormat(out, "%-*s  %10s    %-10s %8s  %12s  %8s\n", static_cast<int>(width),
+                        "range", "first", "→ last", "climb", "slope/iter", "p");
   int shown = 0, hidden = 0;
   for (const RangeReport& r : report.ranges) {
     if (!r.climbing && shown >= o.max_ranges) {
@@ -39,33 +44,39 @@ void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
     }
     ++shown;
     const Trend& t = r.trend;
-    absl::StrAppendFormat(out, "%-*s  %10s →  %-10s %8s  %12s  %8s%s\n", static_cast<int>(width),
-                          Clip(r.name, width), FormatMs(t.first), FormatMs(t.last),
-                          t.tested ? Pct(t.change_pct) : "-",
-                          t.tested ? absl::StrCat(t.slope_per_iter >= 0 ? "+" : "-",
-                                                  FormatMs(std::fabs(t.slope_per_iter)))
-                                   : "-",
-                          t.tested ? P(t.p_value) : "-", r.climbing ? "  climbing" : "");
+    absl::StrAppendFormat(
+        out, "%-*s  %10s →  %-10s %8s  %12s  %8s%s\n", static_cast<int>(width), Clip(r.name, width),
+        FormatMs(t.first), FormatMs(t.last), t.tested ? Pct(t.change_pct) : "-",
+        t.tested
+            ? absl::StrCat(t.slope_per_iter >= 0 ? "+" : "-", FormatMs(std::fabs(t.slope_per_iter)))
+            : "-",
+        t.tested ? P(t.p_value) : "-", r.climbing ? "  climbing" : "");
     if (r.climbing && o.details && !r.where_time_goes.empty()) {
       absl::StrAppend(out, "    ", r.where_time_goes, "\n");
     }
     if (r.climbing && !r.explained_by.empty()) {
       absl::StrAppend(out, "    explained by: ");
-      for (size_t i = 0; i < r.explained_by.size(); ++i) absl::StrAppend(out, i ? ", " : "", r.explained_by[i]);
+      for (size_t i = 0; i < r.explained_by.size(); ++i)
+        absl::StrAppend(out, i ? ", " : "", r.explained_by[i]);
       absl::StrAppend(out, "\n");
     }
   }
-  if (hidden > 0) absl::StrAppendFormat(out, "(%d more ranges in the JSON report)\n", hidden);
+  if (hidden > 0)
+    absl::StrAppendFormat(out, "(%d more ranges in the JSON report)\n", hidden);
 }
 
 }  // namespace
 
 std::string FormatMs(double ms) {
   const double a = std::fabs(ms);
-  if (a >= 1000) return absl::StrFormat("%.3g s", ms / 1000);
-  if (a >= 1) return absl::StrFormat("%.3g ms", ms);
-  if (a >= 1e-3) return absl::StrFormat("%.3g µs", ms * 1000);
-  if (a == 0) return "0";
+  if (a >= 1000)
+    return absl::StrFormat("%.3g s", ms / 1000);
+  if (a >= 1)
+    return absl::StrFormat("%.3g ms", ms);
+  if (a >= 1e-3)
+    return absl::StrFormat("%.3g µs", ms * 1000);
+  if (a == 0)
+    return "0";
   return absl::StrFormat("%.3g ns", ms * 1e6);
 }
 
@@ -80,7 +91,8 @@ std::string ToText(const Report& report, const TextOptions& o) {
     absl::StrAppend(&out, " (iteration sources differ between ranks)");
   }
   absl::StrAppend(&out, report.partial ? " [partial]" : "", "\n");
-  if (!it.why.empty()) absl::StrAppend(&out, "  ", it.why, "\n");
+  if (!it.why.empty())
+    absl::StrAppend(&out, "  ", it.why, "\n");
   absl::StrAppend(&out, "\n");
   RangesTable(report, o, &out);
   absl::StrAppend(&out, "\n");
@@ -104,9 +116,10 @@ std::string ToText(const Report& report, const TextOptions& o) {
     for (const RankReport& r : report.ranks) {
       int climbing = 0;
       for (const RangeReport& rr : r.ranges) climbing += rr.climbing;
-      absl::StrAppendFormat(&out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s\n", r.index,
-                            r.trace.path, r.iterations.count, climbing, r.accumulators.size(), r.accumulators.size() == 1 ? "" : "s",
-                            r.trace.partial ? " [partial]" : "");
+      absl::StrAppendFormat(
+          &out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s\n", r.index,
+          r.trace.path, r.iterations.count, climbing, r.accumulators.size(),
+          r.accumulators.size() == 1 ? "" : "s", r.trace.partial ? " [partial]" : "");
     }
   }
   if (!report.notes.empty()) {

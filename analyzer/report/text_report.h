@@ -10,9 +10,9 @@
 namespace cuclimb::analysis {
 
 struct TextOptions {
-  int max_ranges = 15;        // climbing ranges are always shown
+  int max_ranges = 15;  // climbing ranges are always shown
   int max_accumulators = 10;
-  bool details = true;        // decomposition lines under climbing ranges
+  bool details = true;  // decomposition lines under climbing ranges
 };
 
 std::string ToText(const Report& report, const TextOptions& options = {});

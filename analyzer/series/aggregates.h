@@ -21,11 +21,13 @@ inline void SlotGrow(SlotVec& v, uint32_t slot) {
   v.resize(std::max<size_t>(slot + 1, 2 * v.size() + 16), 0.0);
 }
 inline void SlotAdd(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) [[unlikely]] SlotGrow(v, slot);
+  if (slot >= v.size()) [[unlikely]]
+    SlotGrow(v, slot);
   v[slot] += x;
 }
 inline void SlotMax(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) [[unlikely]] SlotGrow(v, slot);
+  if (slot >= v.size()) [[unlikely]]
+    SlotGrow(v, slot);
   v[slot] = std::max(v[slot], x);
 }
 
@@ -47,7 +49,7 @@ struct AllocSeries {
 };
 
 struct HandleKey {
-  uint8_t type = 0;        // format::HandleType
+  uint8_t type = 0;  // format::HandleType
   uint32_t api = 0, stack = 0;
 };
 struct HandleSeries {
@@ -56,8 +58,8 @@ struct HandleSeries {
 
 struct HeapSeries {
   uint64_t heap = 0;
-  uint32_t name = 0;       // string id
-  uint64_t size = 0;       // registered heap size
+  uint32_t name = 0;  // string id
+  uint64_t size = 0;  // registered heap size
   SlotVec regions, frees, bytes, free_bytes;
 };
 
@@ -67,8 +69,8 @@ struct GaugeKey {
   int32_t device = -1;
 };
 struct GaugeSeries {
-  SlotVec value;                 // last value (by timestamp) in each slot
-  std::vector<int64_t> ts;       // its timestamp; INT64_MIN = no sample
+  SlotVec value;            // last value (by timestamp) in each slot
+  std::vector<int64_t> ts;  // its timestamp; INT64_MIN = no sample
 };
 
 struct KernelSeries {
@@ -114,22 +116,22 @@ struct Aggregates {
   // Allocations.
   std::vector<AllocKey> alloc_keys;
   std::vector<AllocSeries> alloc_series;
-  absl::flat_hash_map<uint64_t, LiveAlloc> live_allocs;   // address → allocation
-  absl::flat_hash_map<uint64_t, LiveAlloc> live_maps;     // VMM mapped address → mapping
+  absl::flat_hash_map<uint64_t, LiveAlloc> live_allocs;  // address → allocation
+  absl::flat_hash_map<uint64_t, LiveAlloc> live_maps;    // VMM mapped address → mapping
   uint64_t unmatched_frees = 0, replaced_allocations = 0, unmatched_unmaps = 0;
   uint64_t alloc_serial = 0;
   // VMM physical handles and reserved address ranges.
-  absl::flat_hash_map<uint64_t, uint64_t> vmm_physical;   // handle → bytes
+  absl::flat_hash_map<uint64_t, uint64_t> vmm_physical;  // handle → bytes
   SlotVec vmm_physical_created, vmm_physical_released, vmm_physical_bytes_delta;
   SlotVec va_reserved_delta;
-  absl::flat_hash_map<uint64_t, uint64_t> va_reserved;    // address → bytes
+  absl::flat_hash_map<uint64_t, uint64_t> va_reserved;  // address → bytes
   // Peak of all tracked allocations (not VMM mappings: their memory is the physical handle).
   int64_t live_bytes = 0, peak_bytes = 0, peak_ts = 0;
   uint32_t peak_slot = 0;
   int64_t live_by_kind[16] = {};
   int64_t peak_by_kind[16] = {};
   SlotVec peak_per_slot;
-  std::map<int, uint64_t> lifetime_iterations;            // iterations lived → frees (−1 = unknown)
+  std::map<int, uint64_t> lifetime_iterations;  // iterations lived → frees (−1 = unknown)
 
   // Handles.
   std::vector<HandleKey> handle_keys;
@@ -139,7 +141,7 @@ struct Aggregates {
 
   // NVTX memory regions.
   std::vector<HeapSeries> heaps;
-  absl::flat_hash_map<uint64_t, uint32_t> heap_index;     // heap handle → heaps index
+  absl::flat_hash_map<uint64_t, uint32_t> heap_index;  // heap handle → heaps index
   absl::flat_hash_map<uint64_t, absl::flat_hash_map<uint64_t, LiveAlloc>> live_regions;
   absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> region_handles;  // → (heap, addr)
   uint64_t unmatched_region_frees = 0;
@@ -174,7 +176,7 @@ struct Aggregates {
 
   // Profiler overhead, drops, recording state.
   SlotVec overhead_ns, overhead_events, drops;
-  std::map<uint32_t, int64_t> drops_by_reason;            // reason string id → count
+  std::map<uint32_t, int64_t> drops_by_reason;  // reason string id → count
   int64_t recording_pauses = 0;
 
   // Identity.
@@ -194,7 +196,8 @@ struct Aggregates {
 // Power-of-two size class: 0 for 0 bytes, else 1 + floor(log2(size − 1)) so that class c holds
 // (2^(c−1), 2^c]; 1 byte is class 0 too.
 inline uint8_t SizeClass(uint64_t size) {
-  if (size <= 1) return 0;
+  if (size <= 1)
+    return 0;
   return static_cast<uint8_t>(64 - __builtin_clzll(size - 1));
 }
 

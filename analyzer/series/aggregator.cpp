@@ -14,7 +14,9 @@ using trace::Event;
 
 namespace {
 
-uint64_t Pair(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
+uint64_t Pair(uint32_t a, uint32_t b) {
+  return (uint64_t{a} << 32) | b;
+}
 
 }  // namespace
 
@@ -40,9 +42,11 @@ Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
 SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
                           std::vector<std::vector<int32_t>>& table, uint32_t range, uint32_t dense,
                           uint32_t name) {
-  if (range >= table.size()) table.resize(range + 1);
+  if (range >= table.size())
+    table.resize(range + 1);
   std::vector<int32_t>& row = table[range];
-  if (dense >= row.size()) row.resize(dense + 1, -1);
+  if (dense >= row.size())
+    row.resize(dense + 1, -1);
   if (row[dense] < 0) {
     row[dense] = static_cast<int32_t>(parts.size());
     parts.push_back({range, name, {}});
@@ -52,12 +56,14 @@ SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
 
 uint32_t Aggregator::KernelIndex(uint32_t name) {
   const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
-  if (k == a_.kernels.size()) a_.kernels.emplace_back();
+  if (k == a_.kernels.size())
+    a_.kernels.emplace_back();
   return k;
 }
 
 uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
-  auto [it, inserted] = range_index_.try_emplace(Pair(domain, name), static_cast<uint32_t>(a_.ranges.size()));
+  auto [it, inserted] =
+      range_index_.try_emplace(Pair(domain, name), static_cast<uint32_t>(a_.ranges.size()));
   if (inserted) {
     RangeSeries r;
     r.name = name;
@@ -68,7 +74,8 @@ uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
 }
 
 uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
-  if (o.dup) return parent;
+  if (o.dup)
+    return parent;
   auto [it, inserted] = sig_child_.try_emplace(std::make_tuple(parent, o.range, o.slot),
                                                static_cast<uint32_t>(sigs_.size()));
   if (inserted) {
@@ -88,8 +95,10 @@ void Aggregator::Open(ThreadState& t, OpenRange o) {
 void Aggregator::Process(const Event& ev, uint32_t slot) {
   ++a_.events;
   SlotAdd(a_.events_per_slot, slot, 1);
-  if (ev.ts < a_.first_ts) a_.first_ts = ev.ts;
-  if (ev.ts > a_.last_ts) a_.last_ts = ev.ts;
+  if (ev.ts < a_.first_ts)
+    a_.first_ts = ev.ts;
+  if (ev.ts > a_.last_ts)
+    a_.last_ts = ev.ts;
   ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
     if (ev.tid != last_record_tid_) {
@@ -173,7 +182,8 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       a_.drops_by_reason[ev.text] += ev.value;
       break;
     case EventType::kRecording:
-      if (ev.value == 0) ++a_.recording_pauses;
+      if (ev.value == 0)
+        ++a_.recording_pauses;
       break;
     case EventType::kProcess:
     case EventType::kDevice:
@@ -205,12 +215,14 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   const uint32_t i = api_index_.Get(api, &a_.api_names);
-  if (i == a_.apis.size()) a_.apis.emplace_back();
+  if (i == a_.apis.size())
+    a_.apis.emplace_back();
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(s.ns, slot, dur);
-  if (ev.tid == 0 || dur == 0) return;
+  if (ev.tid == 0 || dur == 0)
+    return;
   if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].api_ns, slot, dur);
@@ -218,7 +230,8 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
-    if (o.dup) continue;
+    if (o.dup)
+      continue;
     SlotAdd(a_.ranges[o.range].api_ns, o.slot, dur);
     SlotAdd(Part(a_.range_apis, range_api_index_, o.range, i, api), o.slot, dur);
   }
@@ -226,11 +239,13 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
 
 void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names);
-  if (i == a_.syncs.size()) a_.syncs.emplace_back();
+  if (i == a_.syncs.size())
+    a_.syncs.emplace_back();
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);
-  if (ev.tid == 0 || dur == 0) return;
+  if (ev.tid == 0 || dur == 0)
+    return;
   if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
@@ -238,7 +253,8 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   }
   ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
-    if (o.dup) continue;
+    if (o.dup)
+      continue;
     SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, o.range, i, ev.api), o.slot, dur);
   }
@@ -261,7 +277,8 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts) {
   for (size_t j = index; j < t.open.size(); ++j) {
     t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
   }
-  if (o.dup) return;
+  if (o.dup)
+    return;
   RangeSeries& r = a_.ranges[o.range];
   SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
   SlotAdd(r.count, o.slot, 1);
@@ -312,16 +329,19 @@ void Aggregator::OnRangeEnd(const Event& ev) {
 void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   SlotAdd(a_.kernels[k].launches, slot, 1);
-  if (ev.corr == 0) return;
+  if (ev.corr == 0)
+    return;
   const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
   const bool on_iteration_thread = ev.tid != 0 && ev.tid == iteration_tid_;
   if (!early_kernels_.empty()) {
     if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
       const uint32_t ek = KernelIndex(early->second.kernel);
       AttributeKernel(sig, ek, early->second.kernel, early->second.dur);
-      if (on_iteration_thread) AttributeIteration(slot, ek, early->second.kernel, early->second.dur);
+      if (on_iteration_thread)
+        AttributeIteration(slot, ek, early->second.kernel, early->second.dur);
       early_kernels_.erase(early);
-      if (ev.handle == 0) return;
+      if (ev.handle == 0)
+        return;
     }
   }
   PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
@@ -355,8 +375,10 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   if (launch != nullptr) {
     kslot = launch->slot;  // GPU time belongs to the iteration that launched the kernel
     AttributeKernel(launch->sig, k, ev.name, ev.dur);
-    if (launch->on_iteration_thread) AttributeIteration(launch->slot, k, ev.name, ev.dur);
-    if (!launch->graph) launch->corr = 0;
+    if (launch->on_iteration_thread)
+      AttributeIteration(launch->slot, k, ev.name, ev.dur);
+    if (!launch->graph)
+      launch->corr = 0;
   } else if (ev.corr != 0 && early_kernels_.size() < (1u << 20)) {
     early_kernels_[ev.corr] = {ev.dur, ev.name};
   } else {
@@ -370,7 +392,8 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
 void Aggregator::OnSample(const Event& ev, uint32_t slot) {
   SlotAdd(a_.samples, slot, 1);
   const auto frames = reader_->stacks().Get(ev.stack);
-  if (frames.empty()) return;
+  if (frames.empty())
+    return;
   auto [it, inserted] = function_by_frame_.try_emplace(frames[0], 0);
   if (inserted) {
     const std::string fn = symbolizer_->Resolve(frames[0], reader_->strings()).function;
@@ -402,7 +425,8 @@ void Aggregator::OnIdentity(const Event& ev) {
       DeviceRecord d{ev.device, ev.name, ev.text, ev.size, ev.value};
       bool known = false;
       for (const DeviceRecord& e : a_.devices) known |= e.ordinal == d.ordinal;
-      if (!known) a_.devices.push_back(d);
+      if (!known)
+        a_.devices.push_back(d);
       break;
     }
     case EventType::kThread:

@@ -22,7 +22,8 @@ class DenseIndex {
   // The dense index of id; new ids are appended to *ids.
   uint32_t Get(uint32_t id, std::vector<uint32_t>* ids) {
     if (id < kDirect) {
-      if (id >= direct_.size()) direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
+      if (id >= direct_.size())
+        direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
       int32_t& d = direct_[id];
       if (d < 0) {
         d = static_cast<int32_t>(ids->size());
@@ -31,7 +32,8 @@ class DenseIndex {
       return static_cast<uint32_t>(d);
     }
     auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
-    if (inserted) ids->push_back(id);
+    if (inserted)
+      ids->push_back(id);
     return it->second;
   }
 
@@ -90,7 +92,9 @@ class Aggregator {
 
   ThreadState& Thread(uint32_t tid);
   // The signature of a thread's open (range, slot) list, for attributing GPU time later.
-  uint32_t Signature(const ThreadState& t) const { return t.open.empty() ? 0 : t.open.back().sig_after; }
+  uint32_t Signature(const ThreadState& t) const {
+    return t.open.empty() ? 0 : t.open.back().sig_after;
+  }
   uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
   void Open(ThreadState& t, OpenRange o);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);

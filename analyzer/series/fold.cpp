@@ -25,12 +25,17 @@ Series Folder::Sum(const SlotVec& v, double* pro, double* epi) const {
   double p = 0, e = 0;
   for (size_t s = 0; s < v.size(); ++s) {
     const int64_t i = map_[s];
-    if (i >= 0) out[static_cast<size_t>(i)] += v[s];
-    else if (i == -1) p += v[s];
-    else e += v[s];
+    if (i >= 0)
+      out[static_cast<size_t>(i)] += v[s];
+    else if (i == -1)
+      p += v[s];
+    else
+      e += v[s];
   }
-  if (pro != nullptr) *pro = p;
-  if (epi != nullptr) *epi = e;
+  if (pro != nullptr)
+    *pro = p;
+  if (epi != nullptr)
+    *epi = e;
   return out;
 }
 
@@ -39,7 +44,8 @@ Series Folder::Max(const SlotVec& v) const {
   Series out(static_cast<size_t>(count_), 0.0);
   for (size_t s = 0; s < v.size(); ++s) {
     const int64_t i = map_[s];
-    if (i >= 0) out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], v[s]);
+    if (i >= 0)
+      out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], v[s]);
   }
   return out;
 }
@@ -63,7 +69,8 @@ Series Folder::Gauge(const GaugeSeries& g) const {
   bool have_prologue = false;
   int64_t prologue_ts = std::numeric_limits<int64_t>::min();
   for (size_t s = 0; s < g.ts.size(); ++s) {
-    if (g.ts[s] == std::numeric_limits<int64_t>::min()) continue;
+    if (g.ts[s] == std::numeric_limits<int64_t>::min())
+      continue;
     const int64_t i = map_[s];
     if (i >= 0 && g.ts[s] >= ts[static_cast<size_t>(i)]) {
       ts[static_cast<size_t>(i)] = g.ts[s];
@@ -79,7 +86,8 @@ Series Folder::Gauge(const GaugeSeries& g) const {
   size_t first_sample = out.size();
   for (size_t i = 0; i < out.size(); ++i) {
     if (ts[i] != std::numeric_limits<int64_t>::min()) {
-      if (!have) first_sample = i;
+      if (!have)
+        first_sample = i;
       have = true;
       last = out[i];
     } else if (have) {

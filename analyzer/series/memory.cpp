@@ -15,7 +15,9 @@ using trace::Event;
 namespace {
 
 // Iteration of a slot as far as slots tell: −1 for the prologue.
-int64_t IterOf(uint32_t slot) { return slot == 0 ? -1 : (static_cast<int64_t>(slot) - 1) / 2; }
+int64_t IterOf(uint32_t slot) {
+  return slot == 0 ? -1 : (static_cast<int64_t>(slot) - 1) / 2;
+}
 
 }  // namespace
 
@@ -24,8 +26,10 @@ uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, ui
   // kind 4 bits | class 7 bits | api 24 bits | stack 29 bits (ids are capped at 2^24).
   const uint64_t packed = (uint64_t{kind} & 0xf) << 60 | (uint64_t{cls} & 0x7f) << 53 |
                           (uint64_t{api} & 0xffffff) << 29 | (uint64_t{stack} & 0x1fffffff);
-  if (packed == last_alloc_key_) return last_alloc_index_;
-  auto [it, inserted] = alloc_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.alloc_keys.size()));
+  if (packed == last_alloc_key_)
+    return last_alloc_index_;
+  auto [it, inserted] =
+      alloc_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.alloc_keys.size()));
   if (inserted) {
     a_.alloc_keys.push_back({kind, cls, api, stack});
     a_.alloc_series.emplace_back();
@@ -45,7 +49,8 @@ void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
     SlotAdd(s.temps, slot, 1);
     SlotAdd(s.temp_bytes, slot, size);
   }
-  if (count_lifetime) ++a_.lifetime_iterations[born < 0 ? -1 : static_cast<int>(std::max<int64_t>(died - born, 0))];
+  if (count_lifetime)
+    ++a_.lifetime_iterations[born < 0 ? -1 : static_cast<int>(std::max<int64_t>(died - born, 0))];
   const uint8_t kind = a_.alloc_keys[live.key].kind;
   if (kind != kVmmMappingKind) {
     a_.live_bytes -= static_cast<int64_t>(live.size);
@@ -145,7 +150,8 @@ void Aggregator::OnHandle(const Event& ev, uint32_t slot) {
   if (ev.type == EventType::kCreate) {
     const uint64_t packed = (uint64_t{ev.kind} & 0xff) << 56 | (uint64_t{ev.api} & 0xffffff) << 29 |
                             (uint64_t{ev.stack} & 0x1fffffff);
-    auto [kit, knew] = handle_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.handle_keys.size()));
+    auto [kit, knew] =
+        handle_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.handle_keys.size()));
     if (knew) {
       a_.handle_keys.push_back({ev.kind, ev.api, ev.stack});
       a_.handle_series.emplace_back();
@@ -193,20 +199,23 @@ void Aggregator::DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t sl
 }
 
 void Aggregator::OnHeap(const Event& ev, uint32_t slot) {
-  auto [it, inserted] = a_.heap_index.try_emplace(ev.handle, static_cast<uint32_t>(a_.heaps.size()));
+  auto [it, inserted] =
+      a_.heap_index.try_emplace(ev.handle, static_cast<uint32_t>(a_.heaps.size()));
   if (inserted) {
     a_.heaps.emplace_back();
     a_.heaps.back().heap = ev.handle;
   }
   HeapSeries& heap = a_.heaps[it->second];
   if (ev.type == EventType::kHeap) {
-    if (ev.name != 0) heap.name = ev.name;
+    if (ev.name != 0)
+      heap.name = ev.name;
     heap.size = ev.size;
     return;
   }
   // Reset or destroy: every region of the heap goes.
   auto regions = a_.live_regions.find(ev.handle);
-  if (regions == a_.live_regions.end()) return;
+  if (regions == a_.live_regions.end())
+    return;
   for (const auto& [addr, live] : regions->second) DropRegion(heap, live, slot);
   a_.live_regions.erase(regions);
 }
@@ -225,7 +234,8 @@ void Aggregator::OnRegion(const Event& ev, uint32_t slot) {
     DropRegion(heap, it->second, slot);
     it->second = live;
   }
-  if (ev.handle != 0) a_.region_handles[ev.handle] = {ev.aux, ev.addr};
+  if (ev.handle != 0)
+    a_.region_handles[ev.handle] = {ev.aux, ev.addr};
   SlotAdd(heap.regions, slot, 1);
   SlotAdd(heap.bytes, slot, static_cast<double>(ev.size));
 }
@@ -244,18 +254,22 @@ void Aggregator::OnRegionFree(const Event& ev, uint32_t slot) {
   }
   auto free_in = [&](uint64_t h) {
     auto regions = a_.live_regions.find(h);
-    if (regions == a_.live_regions.end()) return false;
+    if (regions == a_.live_regions.end())
+      return false;
     auto it = regions->second.find(addr);
-    if (it == regions->second.end()) return false;
+    if (it == regions->second.end())
+      return false;
     DropRegion(a_.heaps[a_.heap_index[h]], it->second, slot);
     regions->second.erase(it);
     return true;
   };
-  if (heap != 0 ? free_in(heap) : false) return;
+  if (heap != 0 ? free_in(heap) : false)
+    return;
   if (heap == 0) {
     // No heap given: the address identifies the region in whichever heap holds it.
     for (const HeapSeries& h : a_.heaps) {
-      if (free_in(h.heap)) return;
+      if (free_in(h.heap))
+        return;
     }
   }
   ++a_.unmatched_region_frees;

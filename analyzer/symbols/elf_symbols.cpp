@@ -2,11 +2,11 @@
 // A bounds-checked ELF64 symbol table reader (no libelf dependency).
 #include "symbols/elf_symbols.h"
 
-#include <elf.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+
+#include <elf.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -26,7 +26,8 @@ bool ReadAt(std::ifstream& f, uint64_t off, void* out, size_t n) {
 
 absl::StatusOr<std::unique_ptr<ElfSymbols>> ElfSymbols::Load(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  if (!f)
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
   f.seekg(0, std::ios::end);
   const uint64_t file_size = static_cast<uint64_t>(f.tellg());
   Elf64_Ehdr eh;
@@ -39,8 +40,10 @@ absl::StatusOr<std::unique_ptr<ElfSymbols>> ElfSymbols::Load(const std::string& 
       eh.e_phoff + uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr) <= file_size) {
     for (unsigned i = 0; i < eh.e_phnum; ++i) {
       Elf64_Phdr ph;
-      if (!ReadAt(f, eh.e_phoff + i * sizeof(Elf64_Phdr), &ph, sizeof(ph))) break;
-      if (ph.p_type == PT_LOAD) out->segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
+      if (!ReadAt(f, eh.e_phoff + i * sizeof(Elf64_Phdr), &ph, sizeof(ph)))
+        break;
+      if (ph.p_type == PT_LOAD)
+        out->segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
     }
   }
   if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum >= 65280 ||
@@ -48,7 +51,8 @@ absl::StatusOr<std::unique_ptr<ElfSymbols>> ElfSymbols::Load(const std::string& 
     return out;  // no section headers: no symbols, offsets still usable
   }
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  if (!ReadAt(f, eh.e_shoff, sh.data(), sh.size() * sizeof(Elf64_Shdr))) return out;
+  if (!ReadAt(f, eh.e_shoff, sh.data(), sh.size() * sizeof(Elf64_Shdr)))
+    return out;
   // Prefer the full .symtab; a stripped library still has .dynsym.
   const Elf64_Shdr* table = nullptr;
   for (uint32_t type : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
@@ -58,20 +62,26 @@ absl::StatusOr<std::unique_ptr<ElfSymbols>> ElfSymbols::Load(const std::string& 
         break;
       }
     }
-    if (table != nullptr) break;
+    if (table != nullptr)
+      break;
   }
-  if (table == nullptr) return out;
+  if (table == nullptr)
+    return out;
   const Elf64_Shdr& strtab = sh[table->sh_link];
-  if (table->sh_offset + table->sh_size > file_size || strtab.sh_offset + strtab.sh_size > file_size ||
-      table->sh_size > kMaxSymbolBytes || strtab.sh_size > kMaxSymbolBytes) {
+  if (table->sh_offset + table->sh_size > file_size ||
+      strtab.sh_offset + strtab.sh_size > file_size || table->sh_size > kMaxSymbolBytes ||
+      strtab.sh_size > kMaxSymbolBytes) {
     return out;
   }
   out->names_.resize(strtab.sh_size);
-  if (!ReadAt(f, strtab.sh_offset, out->names_.data(), out->names_.size())) return out;
+  if (!ReadAt(f, strtab.sh_offset, out->names_.data(), out->names_.size()))
+    return out;
   std::vector<Elf64_Sym> syms(table->sh_size / sizeof(Elf64_Sym));
-  if (!ReadAt(f, table->sh_offset, syms.data(), syms.size() * sizeof(Elf64_Sym))) return out;
+  if (!ReadAt(f, table->sh_offset, syms.data(), syms.size() * sizeof(Elf64_Sym)))
+    return out;
   for (const Elf64_Sym& s : syms) {
-    if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 || s.st_name >= out->names_.size()) {
+    if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 ||
+        s.st_name >= out->names_.size()) {
       continue;
     }
     out->symbols_.push_back({s.st_value, s.st_size, s.st_name});
@@ -95,12 +105,15 @@ bool ElfSymbols::FileOffsetToVaddr(uint64_t file_offset, uint64_t* vaddr) const 
 bool ElfSymbols::Lookup(uint64_t vaddr, std::string_view* name, uint64_t* offset) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
                              [](uint64_t v, const Symbol& s) { return v < s.addr; });
-  if (it == symbols_.begin()) return false;
+  if (it == symbols_.begin())
+    return false;
   --it;
   // Zero-sized symbols (hand-written assembly) cover up to the next symbol.
-  const uint64_t end = it->size != 0 ? it->addr + it->size
-                                     : (std::next(it) != symbols_.end() ? std::next(it)->addr : ~0ull);
-  if (vaddr >= end) return false;
+  const uint64_t end = it->size != 0
+                           ? it->addr + it->size
+                           : (std::next(it) != symbols_.end() ? std::next(it)->addr : ~0ull);
+  if (vaddr >= end)
+    return false;
   *name = std::string_view(names_.data() + it->name);
   *offset = vaddr - it->addr;
   return true;

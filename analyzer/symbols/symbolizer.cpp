@@ -19,10 +19,12 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(std::vector<std::string> search_dirs) : search_dirs_(std::move(search_dirs)) {}
+Symbolizer::Symbolizer(std::vector<std::string> search_dirs)
+    : search_dirs_(std::move(search_dirs)) {}
 
 void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset) {
-  if (size == 0) return;
+  if (size == 0)
+    return;
   auto [it, inserted] = file_index_.try_emplace(path, static_cast<uint32_t>(files_.size()));
   if (inserted) {
     File f;
@@ -47,7 +49,8 @@ const ElfSymbols* Symbolizer::SymbolsOf(File& file) {
     }
     if (!file.symbols) {
       auto s = ElfSymbols::Load(file.path);
-      if (s.ok()) file.symbols = std::move(*s);
+      if (s.ok())
+        file.symbols = std::move(*s);
     }
   }
   return file.symbols.get();
@@ -60,7 +63,8 @@ Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& s
     f.symbolized = true;
     return f;
   }
-  if (auto it = cache_.find(word); it != cache_.end()) return it->second;
+  if (auto it = cache_.find(word); it != cache_.end())
+    return it->second;
   const uint64_t pc = format::FrameValue(word);
   Frame f;
   if (!sorted_) {
@@ -73,7 +77,8 @@ Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& s
   const Mapping* m = nullptr;
   if (it != mappings_.begin()) {
     --it;
-    if (pc < it->base + it->size) m = &*it;
+    if (pc < it->base + it->size)
+      m = &*it;
   }
   if (m == nullptr) {
     f.function = absl::StrFormat("0x%x", pc);
@@ -106,10 +111,11 @@ std::vector<std::string> Symbolizer::Frames(absl::Span<const uint64_t> stack,
 }
 
 bool Symbolizer::IsRuntimeFrame(const Frame& f) {
-  static constexpr absl::string_view kModules[] = {"libcuda.", "libcudart", "libcupti", "libcuclimb",
-                                                  "libnvidia", "libnvToolsExt", "libnvrtc"};
+  static constexpr absl::string_view kModules[] = {
+      "libcuda.", "libcudart", "libcupti", "libcuclimb", "libnvidia", "libnvToolsExt", "libnvrtc"};
   for (absl::string_view m : kModules) {
-    if (absl::StartsWith(f.module, m)) return true;
+    if (absl::StartsWith(f.module, m))
+      return true;
   }
   const std::string& fn = f.function;
   if (absl::StartsWith(fn, "cuclimb") || absl::StartsWith(fn, "nvtx") ||
@@ -119,7 +125,8 @@ bool Symbolizer::IsRuntimeFrame(const Frame& f) {
   // Driver and runtime API entry points: cuMemAlloc..., cudaMalloc..., with a capital after.
   if (fn.size() > 3 && fn[0] == 'c' && fn[1] == 'u') {
     const size_t k = (fn.size() > 5 && fn.compare(0, 4, "cuda") == 0) ? 4 : 2;
-    if (fn[k] >= 'A' && fn[k] <= 'Z') return true;
+    if (fn[k] >= 'A' && fn[k] <= 'Z')
+      return true;
   }
   return false;
 }
@@ -128,14 +135,17 @@ std::string ShortFunctionName(const std::string& fn) {
   std::string s = fn;
   // Drop a trailing parameter list "(...)" (and cv-qualifiers after it).
   for (std::string_view q : {" const", " volatile", " &&", " &"}) {
-    if (s.size() > q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0) s.resize(s.size() - q.size());
+    if (s.size() > q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0)
+      s.resize(s.size() - q.size());
   }
   if (!s.empty() && s.back() == ')') {
     int depth = 0;
     for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
+      if (s[i] == ')')
+        ++depth;
       if (s[i] == '(' && --depth == 0) {
-        if (i > 0) s.resize(i);
+        if (i > 0)
+          s.resize(i);
         break;
       }
     }
@@ -144,24 +154,33 @@ std::string ShortFunctionName(const std::string& fn) {
   std::vector<size_t> seps;
   int angle = 0;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == '<') ++angle;
-    if (s[i] == '>' && angle > 0) --angle;
-    if (angle == 0 && s[i] == ':' && s[i + 1] == ':') seps.push_back(i);
+    if (s[i] == '<')
+      ++angle;
+    if (s[i] == '>' && angle > 0)
+      --angle;
+    if (angle == 0 && s[i] == ':' && s[i + 1] == ':')
+      seps.push_back(i);
   }
-  if (seps.size() >= 2) s = s.substr(seps[seps.size() - 2] + 2);
+  if (seps.size() >= 2)
+    s = s.substr(seps[seps.size() - 2] + 2);
   return s;
 }
 
-std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings) {
-  if (stack.empty()) return "";
+std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack,
+                                  const trace::StringTable& strings) {
+  if (stack.empty())
+    return "";
   std::vector<std::string> parts;
   for (uint64_t w : stack) {
     const Frame f = Resolve(w, strings);
-    if (IsRuntimeFrame(f)) continue;
+    if (IsRuntimeFrame(f))
+      continue;
     parts.push_back(ShortFunctionName(f.function));
-    if (parts.size() == 2) break;
+    if (parts.size() == 2)
+      break;
   }
-  if (parts.empty()) return ShortFunctionName(Resolve(stack[0], strings).function);
+  if (parts.empty())
+    return ShortFunctionName(Resolve(stack[0], strings).function);
   return parts.size() == 1 ? parts[0] : parts[0] + " <- " + parts[1];
 }
 

@@ -33,8 +33,8 @@ class Symbolizer {
   Frame Resolve(uint64_t frame_word, const trace::StringTable& strings);
 
   // Symbolized frames of a stack, innermost first, at most max_frames.
-  std::vector<std::string> Frames(absl::Span<const uint64_t> stack, const trace::StringTable& strings,
-                                  size_t max_frames = 32);
+  std::vector<std::string> Frames(absl::Span<const uint64_t> stack,
+                                  const trace::StringTable& strings, size_t max_frames = 32);
   // The call site: the first two frames outside the CUDA libraries, NVTX and cuclimb itself,
   // shortened to their last two name components: "MemoryManagement::reserve <- Adam::step".
   std::string SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings);

@@ -36,23 +36,39 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   const std::vector<Golden> goldens = {
-      {"climb_cubecl.trace", [](SimOptions* o) { o->leak_device = 2; o->host_ns_per_leaked = 300; }},
+      {"climb_cubecl.trace",
+       [](SimOptions* o) {
+         o->leak_device = 2;
+         o->host_ns_per_leaked = 300;
+       }},
       {"flat_control.trace", [](SimOptions*) {}},
-      {"gpu_only_climb.trace", [](SimOptions* o) { o->leak_events = 1; o->gpu_slowdown_ns = 1000; }},
-      {"warmup_stops.trace", [](SimOptions* o) { o->leak_device = 4; o->leak_until = 10; o->host_ns_per_leaked = 300; }},
-      {"every_kind.trace", [](SimOptions* o) {
+      {"gpu_only_climb.trace",
+       [](SimOptions* o) {
+         o->leak_events = 1;
+         o->gpu_slowdown_ns = 1000;
+       }},
+      {"warmup_stops.trace",
+       [](SimOptions* o) {
+         o->leak_device = 4;
+         o->leak_until = 10;
+         o->host_ns_per_leaked = 300;
+       }},
+      {"every_kind.trace",
+       [](SimOptions* o) {
          o->leak_device = o->leak_pinned = o->leak_managed = o->leak_vmm = 1;
          o->leak_streams = o->leak_events = o->leak_modules = o->leak_graphs = o->leak_regions = 1;
          o->pool_growth_bytes = 2 << 20;
          o->host_fn_growth = 5;
        }},
-      {"no_nvtx.trace", [](SimOptions* o) {
+      {"no_nvtx.trace",
+       [](SimOptions* o) {
          o->nvtx = false;
          o->boundaries = SimOptions::Boundaries::kNone;
          o->leak_device = 2;
          o->host_ns_per_leaked = 300;
        }},
-      {"marks.jsonl", [](SimOptions* o) {
+      {"marks.jsonl",
+       [](SimOptions* o) {
          o->iterations = 16;  // JSON Lines are ten times larger than binary
          o->steps = 1;
          o->kernels_per_step = 2;
@@ -61,9 +77,20 @@ int main(int argc, char** argv) {
          o->boundaries = SimOptions::Boundaries::kMark;
          o->leak_regions = 2;
          o->host_ns_per_region = 3000;
-       }, Golden::kJsonLines},
-      {"truncated.trace", [](SimOptions* o) { o->leak_device = 2; o->host_ns_per_leaked = 300; }, Golden::kCut},
-      {"rank0.trace", [](SimOptions* o) { o->leak_device = 2; o->host_ns_per_leaked = 300; o->seed = 10; }},
+       },
+       Golden::kJsonLines},
+      {"truncated.trace",
+       [](SimOptions* o) {
+         o->leak_device = 2;
+         o->host_ns_per_leaked = 300;
+       },
+       Golden::kCut},
+      {"rank0.trace",
+       [](SimOptions* o) {
+         o->leak_device = 2;
+         o->host_ns_per_leaked = 300;
+         o->seed = 10;
+       }},
       {"rank1.trace", [](SimOptions* o) { o->seed = 11; }},
   };
   for (const Golden& g : goldens) {
@@ -73,8 +100,12 @@ int main(int argc, char** argv) {
     cuclimb::testing::Simulate(o, &b);
     std::string bytes;
     switch (g.form) {
-      case Golden::kBinary: bytes = b.ToBinary(); break;
-      case Golden::kJsonLines: bytes = b.ToJsonLines(); break;
+      case Golden::kBinary:
+        bytes = b.ToBinary();
+        break;
+      case Golden::kJsonLines:
+        bytes = b.ToJsonLines();
+        break;
       case Golden::kCut:
         bytes = b.ToBinary(true, 3, 4096);  // small chunks, so the cut keeps most of the run
         bytes.resize(bytes.size() * 7 / 10);

@@ -113,7 +113,8 @@ TEST(Robustness, PcStacksFallBackToModuleOffsets) {
   o.pc_stacks = true;
   const Report r = AnalyzeSim(o);
   ASSERT_FALSE(r.accumulators.empty()) << Text(r);
-  EXPECT_NE(r.accumulators[0].key.find("libadam_sim.so+0x"), std::string::npos) << r.accumulators[0].key;
+  EXPECT_NE(r.accumulators[0].key.find("libadam_sim.so+0x"), std::string::npos)
+      << r.accumulators[0].key;
 }
 
 TEST(Robustness, TruncatedTraceIsAnalysedUpToTheCut) {
@@ -138,13 +139,15 @@ TEST(Robustness, EveryCutAndFlipIsSurvived) {
   const std::string bytes = SimulateBinary(o);
   for (size_t cut = 0; cut < bytes.size(); cut += 97) {
     auto r = analysis::AnalyzeBuffers({std::string_view(bytes).substr(0, cut)}, {"cut"}, {});
-    if (r.ok()) EXPECT_TRUE(analysis::ToJson(*r).ok());
+    if (r.ok())
+      EXPECT_TRUE(analysis::ToJson(*r).ok());
   }
   for (size_t pos = 64; pos < bytes.size(); pos += 131) {
     std::string flipped = bytes;
     flipped[pos] ^= 0x10;
     auto r = analysis::AnalyzeBuffers({flipped}, {"flip"}, {});
-    if (r.ok()) EXPECT_TRUE(analysis::ToJson(*r).ok());
+    if (r.ok())
+      EXPECT_TRUE(analysis::ToJson(*r).ok());
   }
 }
 

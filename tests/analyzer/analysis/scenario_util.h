@@ -18,33 +18,41 @@ inline analysis::Report AnalyzeSim(const SimOptions& o, const analysis::AnalyzeO
   const std::string bytes = SimulateBinary(o);
   auto report = analysis::AnalyzeBuffers({bytes}, {"sim.trace"}, ao);
   EXPECT_TRUE(report.ok()) << report.status();
-  if (bytes_out != nullptr) *bytes_out = bytes;
+  if (bytes_out != nullptr)
+    *bytes_out = bytes;
   return report.ok() ? *std::move(report) : analysis::Report{};
 }
 
 inline const analysis::Accumulator* FindKind(const analysis::Report& r, const std::string& kind) {
   for (const analysis::Accumulator& a : r.accumulators) {
-    if (a.kind == kind) return &a;
+    if (a.kind == kind)
+      return &a;
   }
   return nullptr;
 }
 
 inline const analysis::RangeReport* FindRange(const analysis::Report& r, const std::string& name) {
   for (const analysis::RangeReport& x : r.ranges) {
-    if (x.name == name) return &x;
+    if (x.name == name)
+      return &x;
   }
   return nullptr;
 }
 
-inline const analysis::StateSeries* FindState(const analysis::RankReport& r, const std::string& metric,
-                                              const std::string& dimension, const std::string& key) {
+inline const analysis::StateSeries* FindState(const analysis::RankReport& r,
+                                              const std::string& metric,
+                                              const std::string& dimension,
+                                              const std::string& key) {
   for (const analysis::StateSeries& s : r.state) {
-    if (s.metric == metric && s.dimension == dimension && s.key == key) return &s;
+    if (s.metric == metric && s.dimension == dimension && s.key == key)
+      return &s;
   }
   return nullptr;
 }
 
 // The text report, for failure messages.
-inline std::string Text(const analysis::Report& r) { return "\n" + analysis::ToText(r); }
+inline std::string Text(const analysis::Report& r) {
+  return "\n" + analysis::ToText(r);
+}
 
 }  // namespace cuclimb::testing

@@ -68,18 +68,29 @@ TEST_P(PlantedKind, FoundAloneWithEvidence) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryKind, PlantedKind,
-    ::testing::Values(
-        KindCase{"device_allocations", [](SimOptions* o) { o->leak_device = 2; }, 2, "handles", "Adam::step_retain"},
-        KindCase{"pinned_allocations", [](SimOptions* o) { o->leak_pinned = 1; }, 1, "handles", "PinnedStorage::alloc"},
-        KindCase{"managed_allocations", [](SimOptions* o) { o->leak_managed = 1; }, 1, "handles", "managed_buffer"},
-        KindCase{"vmm_mappings", [](SimOptions* o) { o->leak_vmm = 1; }, 1, "handles", "vmm_arena::grow"},
-        KindCase{"streams", [](SimOptions* o) { o->leak_streams = 1; }, 1, "handles", "CudaServer::create"},
-        KindCase{"events", [](SimOptions* o) { o->leak_events = 3; }, 3, "handles", "CudaServer::create"},
-        KindCase{"modules", [](SimOptions* o) { o->leak_modules = 1; }, 1, "handles", "CudaServer::create"},
-        KindCase{"graphs", [](SimOptions* o) { o->leak_graphs = 1; }, 1, "handles", "CudaServer::create"},
-        KindCase{"nvtx_regions", [](SimOptions* o) { o->leak_regions = 2; }, 2, "handles", "heap 0x9000"},
-        KindCase{"pool_reserved", [](SimOptions* o) { o->pool_growth_bytes = 2 << 20; }, 2 << 20, "bytes", "pool 0x5000"},
-        KindCase{"host_function", [](SimOptions* o) { o->host_fn_growth = 5; }, 0.5, "samples", "grow_fn"}),
+    ::testing::Values(KindCase{"device_allocations", [](SimOptions* o) { o->leak_device = 2; }, 2,
+                               "handles", "Adam::step_retain"},
+                      KindCase{"pinned_allocations", [](SimOptions* o) { o->leak_pinned = 1; }, 1,
+                               "handles", "PinnedStorage::alloc"},
+                      KindCase{"managed_allocations", [](SimOptions* o) { o->leak_managed = 1; }, 1,
+                               "handles", "managed_buffer"},
+                      KindCase{"vmm_mappings", [](SimOptions* o) { o->leak_vmm = 1; }, 1, "handles",
+                               "vmm_arena::grow"},
+                      KindCase{"streams", [](SimOptions* o) { o->leak_streams = 1; }, 1, "handles",
+                               "CudaServer::create"},
+                      KindCase{"events", [](SimOptions* o) { o->leak_events = 3; }, 3, "handles",
+                               "CudaServer::create"},
+                      KindCase{"modules", [](SimOptions* o) { o->leak_modules = 1; }, 1, "handles",
+                               "CudaServer::create"},
+                      KindCase{"graphs", [](SimOptions* o) { o->leak_graphs = 1; }, 1, "handles",
+                               "CudaServer::create"},
+                      KindCase{"nvtx_regions", [](SimOptions* o) { o->leak_regions = 2; }, 2,
+                               "handles", "heap 0x9000"},
+                      KindCase{"pool_reserved",
+                               [](SimOptions* o) { o->pool_growth_bytes = 2 << 20; }, 2 << 20,
+                               "bytes", "pool 0x5000"},
+                      KindCase{"host_function", [](SimOptions* o) { o->host_fn_growth = 5; }, 0.5,
+                               "samples", "grow_fn"}),
     [](const ::testing::TestParamInfo<KindCase>& info) { return std::string(info.param.kind); });
 
 TEST(Scenarios, CubeclClimbIsExplainedByTheRetainedAllocations) {
@@ -94,7 +105,8 @@ TEST(Scenarios, CubeclClimbIsExplainedByTheRetainedAllocations) {
   EXPECT_GT(step->trend.change_pct, 15);
   EXPECT_LT(step->trend.p_value, 1e-10);
   ASSERT_EQ(step->explained_by.size(), 1u) << Text(r);
-  EXPECT_EQ(step->explained_by[0], "device_allocations:MemoryManagement::reserve <- Adam::step_retain");
+  EXPECT_EQ(step->explained_by[0],
+            "device_allocations:MemoryManagement::reserve <- Adam::step_retain");
   const auto* e_step = FindRange(r, "E/step");
   ASSERT_NE(e_step, nullptr);
   EXPECT_FALSE(e_step->climbing);
@@ -122,8 +134,8 @@ TEST(Scenarios, CubeclClimbIsExplainedByTheRetainedAllocations) {
 
 TEST(Scenarios, GpuOnlyClimbIsNotBlamedOnARisingHandleCount) {
   SimOptions o;
-  o.leak_events = 1;          // rises every iteration, costs nothing
-  o.gpu_slowdown_ns = 300;    // the adam kernel gets slower on the GPU
+  o.leak_events = 1;        // rises every iteration, costs nothing
+  o.gpu_slowdown_ns = 300;  // the adam kernel gets slower on the GPU
   const Report r = AnalyzeSim(o);
   EXPECT_EQ(r.verdict, "climbing");
   const auto* step = FindRange(r, "P/step");
@@ -131,18 +143,23 @@ TEST(Scenarios, GpuOnlyClimbIsNotBlamedOnARisingHandleCount) {
   EXPECT_TRUE(step->climbing) << Text(r);
   EXPECT_TRUE(step->explained_by.empty()) << Text(r);
   EXPECT_NE(step->where_time_goes.find("not explained by any accumulator"), std::string::npos);
-  EXPECT_NE(step->where_time_goes.find("cuStreamSynchronize"), std::string::npos) << step->where_time_goes;
-  EXPECT_NE(step->where_time_goes.find("adam_update_kernel"), std::string::npos) << step->where_time_goes;
+  EXPECT_NE(step->where_time_goes.find("cuStreamSynchronize"), std::string::npos)
+      << step->where_time_goes;
+  EXPECT_NE(step->where_time_goes.find("adam_update_kernel"), std::string::npos)
+      << step->where_time_goes;
   const Accumulator* events = FindKind(r, "events");
   ASSERT_NE(events, nullptr) << Text(r);
   EXPECT_TRUE(events->explains.empty());
   bool correlated = false;
-  for (const auto& e : events->explanations) correlated |= e.range == "P/step" && e.verdict == "correlated_only";
+  for (const auto& e : events->explanations)
+    correlated |= e.range == "P/step" && e.verdict == "correlated_only";
   EXPECT_TRUE(correlated);
   bool slowing = false;
   for (const auto& k : r.ranks[0].kernels) {
-    if (k.name == "adam_update_kernel") slowing = k.slowing;
-    if (k.name == "gemm_kernel") EXPECT_FALSE(k.slowing);
+    if (k.name == "adam_update_kernel")
+      slowing = k.slowing;
+    if (k.name == "gemm_kernel")
+      EXPECT_FALSE(k.slowing);
   }
   EXPECT_TRUE(slowing);
 }
@@ -246,7 +263,8 @@ TEST(Scenarios, SeveralAccumulatorsAreRankedByWhatTheyExplain) {
   ASSERT_EQ(r.accumulators.size(), 3u) << Text(r);
   EXPECT_EQ(r.accumulators[0].kind, "device_allocations");
   EXPECT_FALSE(r.accumulators[0].explains.empty());
-  for (size_t i = 0; i < r.accumulators.size(); ++i) EXPECT_EQ(r.accumulators[i].rank, static_cast<int>(i) + 1);
+  for (size_t i = 0; i < r.accumulators.size(); ++i)
+    EXPECT_EQ(r.accumulators[i].rank, static_cast<int>(i) + 1);
 }
 
 TEST(Scenarios, StateSeriesCoverMemoryHandlesPoolsAndTemporaries) {
@@ -268,7 +286,8 @@ TEST(Scenarios, StateSeriesCoverMemoryHandlesPoolsAndTemporaries) {
   ASSERT_NE(FindState(rank, "distinct_kernels", "total", "all"), nullptr);
   const auto* copies = FindState(rank, "copies", "total", "all");
   ASSERT_NE(copies, nullptr);
-  for (double v : copies->values) EXPECT_EQ(v, 1) << "the loader's copy arrives out of order but lands in its iteration";
+  for (double v : copies->values)
+    EXPECT_EQ(v, 1) << "the loader's copy arrives out of order but lands in its iteration";
   // E's 6 parameters, the churned pinned and managed buffers and 8 step temporaries.
   EXPECT_EQ(rank.temporaries.count[10], 16);
   EXPECT_GT(rank.temporaries.lifetime_histogram.at("same"), 0u);

@@ -13,7 +13,9 @@ namespace {
 
 constexpr int kN = 200;
 
-double Wiggle(int i) { return std::sin(i * 12.9898) * 0.5 + std::sin(i * 78.233) * 0.5; }
+double Wiggle(int i) {
+  return std::sin(i * 12.9898) * 0.5 + std::sin(i * 78.233) * 0.5;
+}
 
 Component Comp(const Series& s) {
   Component c;
@@ -101,7 +103,8 @@ TEST(Attribution, RangeFollowingTheStepsOfABurstyLeakExplains) {
 }
 
 TEST(Attribution, SmoothClimbBesideABurstyLeakIsOnlyCorrelated) {
-  const Explanation e = Explain(Range(Linear(10, 0.01, 0.002), true), Candidate(Steps()), Thresholds{});
+  const Explanation e =
+      Explain(Range(Linear(10, 0.01, 0.002), true), Candidate(Steps()), Thresholds{});
   EXPECT_EQ(e.verdict, "correlated_only") << e.reason;
 }
 

@@ -19,7 +19,9 @@ std::vector<double> Line(int n, double a, double b) {
 }
 
 // A deterministic "noise" sequence in [-1, 1].
-double Wiggle(int i) { return std::sin(i * 12.9898) * 0.5 + std::sin(i * 78.233) * 0.5; }
+double Wiggle(int i) {
+  return std::sin(i * 12.9898) * 0.5 + std::sin(i * 78.233) * 0.5;
+}
 
 TEST(Stats, MedianAndMad) {
   const std::vector<double> v = {5, 1, 3, 2, 4};
@@ -69,8 +71,8 @@ TEST(Stats, OlsAndPartialCorrelation) {
   std::vector<double> t, x, y;
   for (int i = 0; i < 200; ++i) {
     t.push_back(i);
-    x.push_back(i + 20 * Wiggle(i));           // rises with t, with its own wiggles
-    y.push_back(3 * x.back() + 5);             // follows x exactly
+    x.push_back(i + 20 * Wiggle(i));  // rises with t, with its own wiggles
+    y.push_back(3 * x.back() + 5);    // follows x exactly
   }
   const stats::OlsResult fit = stats::Ols(x, y);
   EXPECT_NEAR(fit.slope, 3, 1e-9);

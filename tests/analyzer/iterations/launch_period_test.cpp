@@ -57,7 +57,8 @@ TEST(LaunchPeriod, ToleratesOccasionalExtraKernels) {
   for (size_t i = 0; i < s.size(); ++i) {
     noisy.push_back(s[i]);
     x = x * 6364136223846793005ull + 1442695040888963407ull;
-    if ((x >> 33) % 150 == 0) noisy.push_back(77);  // an occasional extra launch, at random
+    if ((x >> 33) % 150 == 0)
+      noisy.push_back(77);  // an occasional extra launch, at random
   }
   const LaunchPeriod p = FindLaunchPeriod(noisy);
   ASSERT_TRUE(p.found) << p.why;

@@ -24,7 +24,8 @@ Chosen Choose(const TraceBuilder& b, const std::string& user = "") {
   trace::Event ev{};
   while ((*reader)->Next(&ev)) stats.Observe(ev);
   LaunchPeriod launch;
-  if (uint32_t tid = stats.BusiestLaunchThread()) launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
+  if (uint32_t tid = stats.BusiestLaunchThread())
+    launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
   Chosen c;
   c.choice = ChooseSegmentation(stats, launch, **reader);
   c.name = std::string((*reader)->Str(c.choice.name));
@@ -32,17 +33,20 @@ Chosen Choose(const TraceBuilder& b, const std::string& user = "") {
 }
 
 // `iterations` outer ranges on tid 1, each with `steps` step ranges and launches.
-void Loop(TraceBuilder* b, int iterations, int steps, uint32_t tid = 1, const char* outer = "iteration") {
+void Loop(TraceBuilder* b, int iterations, int steps, uint32_t tid = 1,
+          const char* outer = "iteration") {
   int64_t t = 1000;
   uint64_t corr = 0;
   for (int i = 0; i < iterations; ++i) {
-    if (outer != nullptr) b->Push(t++, outer, tid);
+    if (outer != nullptr)
+      b->Push(t++, outer, tid);
     for (int s = 0; s < steps; ++s) {
       b->Push(t++, "step", tid);
       b->Launch(t++, 1, "k", ++corr, 0x10, tid);
       b->Pop(t++, tid);
     }
-    if (outer != nullptr) b->Pop(t++, tid);
+    if (outer != nullptr)
+      b->Pop(t++, tid);
   }
 }
 
@@ -153,15 +157,15 @@ TEST(Boundaries, SlotsGapsPrologueEpilogue) {
   pop(200);
   push(300, 5);
   pop(400);
-  EXPECT_EQ(b.Slot(50), 0u);    // prologue
-  EXPECT_EQ(b.Slot(150), 1u);   // iteration 0
-  EXPECT_EQ(b.Slot(250), 2u);   // gap after iteration 0
-  EXPECT_EQ(b.Slot(300), 3u);   // iteration 1
-  EXPECT_EQ(b.Slot(450), 4u);   // after iteration 1
+  EXPECT_EQ(b.Slot(50), 0u);   // prologue
+  EXPECT_EQ(b.Slot(150), 1u);  // iteration 0
+  EXPECT_EQ(b.Slot(250), 2u);  // gap after iteration 0
+  EXPECT_EQ(b.Slot(300), 3u);  // iteration 1
+  EXPECT_EQ(b.Slot(450), 4u);  // after iteration 1
   b.Finish();
   EXPECT_EQ(b.count(), 2);
   EXPECT_EQ(b.IterationOfSlot(0), -1);
-  EXPECT_EQ(b.IterationOfSlot(2), 0);   // the gap folds into its iteration
+  EXPECT_EQ(b.IterationOfSlot(2), 0);  // the gap folds into its iteration
   EXPECT_EQ(b.IterationOfSlot(3), 1);
   EXPECT_EQ(b.IterationOfSlot(4), -2);  // after the last iteration: epilogue
   const auto spans = b.Spans();

@@ -47,9 +47,17 @@ TEST(JsonReport, FixedTopLevelKeys) {
   }
   ASSERT_TRUE(j["accumulators"].is_array());
   ASSERT_EQ(j["accumulators"].size(), 2u);
-  const std::set<std::string> kinds = {"device_allocations", "pinned_allocations", "managed_allocations",
-                                       "vmm_mappings", "pool_reserved", "streams", "events", "modules",
-                                       "graphs", "nvtx_regions", "host_function"};
+  const std::set<std::string> kinds = {"device_allocations",
+                                       "pinned_allocations",
+                                       "managed_allocations",
+                                       "vmm_mappings",
+                                       "pool_reserved",
+                                       "streams",
+                                       "events",
+                                       "modules",
+                                       "graphs",
+                                       "nvtx_regions",
+                                       "host_function"};
   int rank = 0;
   for (const json& a : j["accumulators"]) {
     EXPECT_EQ(a["rank"], ++rank);
@@ -83,8 +91,9 @@ TEST(JsonReport, PerRankSections) {
   const json j = Report(Climb());
   ASSERT_EQ(j["ranks"].size(), 1u);
   const json& r = j["ranks"][0];
-  for (const char* k : {"trace", "process", "threads", "iterations", "ranges", "accumulators", "kernels", "apis",
-                        "state", "leaks", "temporaries", "peak", "fragmentation", "overhead", "notes"}) {
+  for (const char* k :
+       {"trace", "process", "threads", "iterations", "ranges", "accumulators", "kernels", "apis",
+        "state", "leaks", "temporaries", "peak", "fragmentation", "overhead", "notes"}) {
     EXPECT_TRUE(r.contains(k)) << k;
   }
   EXPECT_EQ(r["iterations"]["spans"].size(), 120u);

@@ -23,8 +23,8 @@ analysis::Report AnalyzeBuilt(const TraceBuilder& b) {
   return r.ok() ? *r : analysis::Report{};
 }
 
-const analysis::StateSeries& State(const analysis::Report& r, const std::string& metric, const std::string& dim,
-                                   const std::string& key) {
+const analysis::StateSeries& State(const analysis::Report& r, const std::string& metric,
+                                   const std::string& dim, const std::string& key) {
   const analysis::StateSeries* s = FindState(r.ranks.at(0), metric, dim, key);
   EXPECT_NE(s, nullptr) << metric << "/" << dim << "/" << key;
   static const analysis::StateSeries empty;
@@ -42,8 +42,8 @@ TEST(Model, HandlesRegionsAndVmmAreMatched) {
     Event& r3 = b.Region(t + 30, kHeap, 0x9200, 64);
     r3.handle = 77;
     Event& f3 = b.RegionFree(t + 40, 0, 0);
-    f3.handle = 77;                                        // freed by handle only
-    b.Add(EventType::kHeapReset, t + 50).handle = kHeap;   // drops the other two
+    f3.handle = 77;                                       // freed by handle only
+    b.Add(EventType::kHeapReset, t + 50).handle = kHeap;  // drops the other two
     Event& map = b.Add(EventType::kVmm, t + 60);
     map.kind = static_cast<uint8_t>(format::VmmOp::kMap);
     map.addr = 0x7000000;
@@ -51,12 +51,12 @@ TEST(Model, HandlesRegionsAndVmmAreMatched) {
     Event& unmap = b.Add(EventType::kVmm, t + 70);
     unmap.kind = static_cast<uint8_t>(format::VmmOp::kUnmap);
     unmap.addr = 0x7000000;
-    b.Create(t + 80, HandleType::kEvent, 0xE0);            // same handle value every iteration,
-    b.Alloc(t + 90, 0xA000, 512);                          // never destroyed: replaced, not grown
+    b.Create(t + 80, HandleType::kEvent, 0xE0);  // same handle value every iteration,
+    b.Alloc(t + 90, 0xA000, 512);                // never destroyed: replaced, not grown
     b.Free(t + 100, 0xA000);
-    b.Alloc(t + 110, 0xA000, 512);                         // address reuse: a new handle
+    b.Alloc(t + 110, 0xA000, 512);  // address reuse: a new handle
     b.Free(t + 120, 0xA000);
-    b.Free(t + 130, 0xBAD0 + i);                           // never allocated
+    b.Free(t + 130, 0xBAD0 + i);  // never allocated
     b.Launch(t + 140, 5, "k", i + 1);
     b.Pop(t + 500);
   }
@@ -145,7 +145,9 @@ TEST(Model, OtherThreadsEventsLandInTheirIteration) {
     b.Pop(t + 900);
     later.push_back(t + 500);
     if (i % 4 == 3) {
-      for (int64_t ts : later) b.Alloc(ts, 0xC000 + static_cast<uint64_t>(ts), 64, MemoryKind::kDevice, "cuMemAlloc_v2", 0, 2);
+      for (int64_t ts : later)
+        b.Alloc(ts, 0xC000 + static_cast<uint64_t>(ts), 64, MemoryKind::kDevice, "cuMemAlloc_v2", 0,
+                2);
       later.clear();
     }
   }
@@ -162,7 +164,8 @@ TEST(Model, EventsAheadOfTheBoundaryThreadWaitForIt) {
     const int64_t t = 1000 + i * 1000;
     if (i % 4 == 0) {
       for (int j = i; j < i + 4; ++j) {
-        b.Alloc(1000 + j * 1000 + 500, 0xD000 + static_cast<uint64_t>(j), 64, MemoryKind::kDevice, "cuMemAlloc_v2", 0, 2);
+        b.Alloc(1000 + j * 1000 + 500, 0xD000 + static_cast<uint64_t>(j), 64, MemoryKind::kDevice,
+                "cuMemAlloc_v2", 0, 2);
       }
     }
     b.Push(t, "it");

@@ -60,19 +60,23 @@ class Sim {
     ++events_;
   }
   void Push(std::string_view name, int64_t payload = 0) {
-    if (!o_.nvtx) return;
+    if (!o_.nvtx)
+      return;
     New(EventType::kPush, t_).name = sink_.str(name);
     cur_.value = payload;
     Emit();
     t_ += 300;
   }
   void Pop() {
-    if (!o_.nvtx) return;
+    if (!o_.nvtx)
+      return;
     New(EventType::kPop, t_);
     Emit();
     t_ += 300;
   }
-  uint32_t Site(std::initializer_list<std::string_view> frames) { return o_.stacks ? sink_.stack(frames) : 0; }
+  uint32_t Site(std::initializer_list<std::string_view> frames) {
+    return o_.stacks ? sink_.stack(frames) : 0;
+  }
   void Alloc(uint64_t addr, uint64_t size, MemoryKind kind, std::string_view api, uint32_t stack) {
     Event& e = New(EventType::kAlloc, t_);
     e.dur = J(2000);
@@ -105,7 +109,8 @@ class Sim {
     e.handle = handle;
     e.api = sink_.str(api);
     e.device = 0;
-    if (create) e.stack = Site({api, "cubecl_cuda::compute::server::CudaServer::create", "adam_sim::E::new"});
+    if (create)
+      e.stack = Site({api, "cubecl_cuda::compute::server::CudaServer::create", "adam_sim::E::new"});
     Emit();
     t_ += e.dur + 200;
   }
@@ -118,7 +123,8 @@ class Sim {
     e.size = size;
     e.handle = handle;
     e.device = 0;
-    if (op == format::VmmOp::kMap) e.stack = Site({api, "vmm_arena::grow", "adam_sim::E::new"});
+    if (op == format::VmmOp::kMap)
+      e.stack = Site({api, "vmm_arena::grow", "adam_sim::E::new"});
     Emit();
     t_ += e.dur + 200;
   }
@@ -184,26 +190,31 @@ class Sim {
 };
 
 void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
-  static constexpr const char* kKernels[] = {"gemm_kernel", "bias_relu_kernel", "adam_update_kernel",
-                                             "loss_kernel"};
+  static constexpr const char* kKernels[] = {"gemm_kernel", "bias_relu_kernel",
+                                             "adam_update_kernel", "loss_kernel"};
   static constexpr double kGpuNs[] = {30000, 5000, 20000, 5000};
   Push(range);
   const bool jit = i < o_.jit_warmup_iterations;
   const bool spike = o_.spike_rate > 0 && rng_.Uniform() < o_.spike_rate;
-  const uint32_t temp_site = Site({"cuMemAllocAsync", "cubecl_runtime::memory_management::MemoryManagement::reserve",
-                                   "adam_sim::Net::step"});
+  const uint32_t temp_site =
+      Site({"cuMemAllocAsync", "cubecl_runtime::memory_management::MemoryManagement::reserve",
+            "adam_sim::Net::step"});
   for (int k = 0; k < kernels; ++k) {
     double gap = 15000 + extra_host_ns / kernels;
-    if (jit) gap *= 5;
-    if (spike && k == 0) gap *= 5;
+    if (jit)
+      gap *= 5;
+    if (spike && k == 0)
+      gap *= 5;
     t_ += J(gap);
     if (k == 1) {  // a temporary, allocated and freed inside the step
       Alloc(kDeviceBase + 0x8000000, 4096, MemoryKind::kPool, "cuMemAllocAsync", temp_site);
     }
     double gpu = kGpuNs[k % 4];
-    if (k % 4 == 2) gpu += o_.gpu_slowdown_ns * i;
+    if (k % 4 == 2)
+      gpu += o_.gpu_slowdown_ns * i;
     Launch(kKernels[k % 4], gpu);
-    if (k == 1) Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
+    if (k == 1)
+      Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
   }
   // The step ends by waiting for its kernels (as an optimizer step that reads a loss would).
   Event& s = New(EventType::kSync, t_);
@@ -229,31 +240,38 @@ void Sim::Iteration(int i) {
   }
   // The ephemeral network: parameters at the same addresses every iteration (a pool reuses them).
   Push("E/init");
-  const uint32_t init_site = Site({"cuMemAllocAsync", "cubecl_cuda::compute::storage::gpu::GpuStorage::alloc",
-                                   "burn_core::module::Param::init", "adam_sim::E::new"});
+  const uint32_t init_site =
+      Site({"cuMemAllocAsync", "cubecl_cuda::compute::storage::gpu::GpuStorage::alloc",
+            "burn_core::module::Param::init", "adam_sim::E::new"});
   for (int p = 0; p < 6; ++p) {
-    Alloc(kDeviceBase + 0x1000000 + p * 0x100000, 65536u << (p % 3), MemoryKind::kPool, "cuMemAllocAsync", init_site);
+    Alloc(kDeviceBase + 0x1000000 + p * 0x100000, 65536u << (p % 3), MemoryKind::kPool,
+          "cuMemAllocAsync", init_site);
     Launch("init_uniform_kernel", 3000);
   }
   const bool leak = Leaking(i);
   int device_leaks = leak ? o_.leak_device : 0;
-  if (o_.burst_every > 0 && Leaking(i)) device_leaks = (i % o_.burst_every == 0) ? o_.burst_size : 0;
-  const uint32_t retain_site = Site({"cuMemAllocAsync", "cubecl_runtime::memory_management::MemoryManagement::reserve",
-                                     "burn_optim::adam::Adam::step_retain"});
+  if (o_.burst_every > 0 && Leaking(i))
+    device_leaks = (i % o_.burst_every == 0) ? o_.burst_size : 0;
+  const uint32_t retain_site =
+      Site({"cuMemAllocAsync", "cubecl_runtime::memory_management::MemoryManagement::reserve",
+            "burn_optim::adam::Adam::step_retain"});
   for (int k = 0; k < device_leaks; ++k) {
     Alloc(next_leak_addr_, 512, MemoryKind::kPool, "cuMemAllocAsync", retain_site);
     next_leak_addr_ += 512;
     ++live_leaked_;
   }
-  const uint32_t host_site = Site({"cuMemAllocHost_v2", "cubecl_cuda::compute::storage::cpu::PinnedStorage::alloc",
-                                   "adam_sim::E::new"});
+  const uint32_t host_site =
+      Site({"cuMemAllocHost_v2", "cubecl_cuda::compute::storage::cpu::PinnedStorage::alloc",
+            "adam_sim::E::new"});
   const uint32_t managed_site = Site({"cuMemAllocManaged", "adam_sim::E::managed_buffer"});
   for (int k = 0; k < (leak ? o_.leak_pinned : 0); ++k) {
-    Alloc(0x500000000000 + next_handle_ * 4096, 4096, MemoryKind::kPinned, "cuMemAllocHost_v2", host_site);
+    Alloc(0x500000000000 + next_handle_ * 4096, 4096, MemoryKind::kPinned, "cuMemAllocHost_v2",
+          host_site);
     ++next_handle_;
   }
   for (int k = 0; k < (leak ? o_.leak_managed : 0); ++k) {
-    Alloc(0x600000000000 + next_handle_ * 0x100000, 1 << 20, MemoryKind::kManaged, "cuMemAllocManaged", managed_site);
+    Alloc(0x600000000000 + next_handle_ * 0x100000, 1 << 20, MemoryKind::kManaged,
+          "cuMemAllocManaged", managed_site);
     ++next_handle_;
   }
   for (int k = 0; k < (leak ? o_.leak_vmm : 0); ++k) {
@@ -261,10 +279,14 @@ void Sim::Iteration(int i) {
     Vmm(format::VmmOp::kCreate, 0, 2 << 20, h, "cuMemCreate");
     Vmm(format::VmmOp::kMap, 0x700000000000 + h * (2 << 20), 2 << 20, h, "cuMemMap");
   }
-  for (int k = 0; k < (leak ? o_.leak_streams : 0); ++k) Handle(true, HandleType::kStream, ++next_handle_, "cuStreamCreate");
-  for (int k = 0; k < (leak ? o_.leak_events : 0); ++k) Handle(true, HandleType::kEvent, ++next_handle_, "cuEventCreate");
-  for (int k = 0; k < (leak ? o_.leak_modules : 0); ++k) Handle(true, HandleType::kModule, ++next_handle_, "cuModuleLoadData");
-  for (int k = 0; k < (leak ? o_.leak_graphs : 0); ++k) Handle(true, HandleType::kGraph, ++next_handle_, "cuGraphCreate");
+  for (int k = 0; k < (leak ? o_.leak_streams : 0); ++k)
+    Handle(true, HandleType::kStream, ++next_handle_, "cuStreamCreate");
+  for (int k = 0; k < (leak ? o_.leak_events : 0); ++k)
+    Handle(true, HandleType::kEvent, ++next_handle_, "cuEventCreate");
+  for (int k = 0; k < (leak ? o_.leak_modules : 0); ++k)
+    Handle(true, HandleType::kModule, ++next_handle_, "cuModuleLoadData");
+  for (int k = 0; k < (leak ? o_.leak_graphs : 0); ++k)
+    Handle(true, HandleType::kGraph, ++next_handle_, "cuGraphCreate");
   for (int k = 0; k < (leak ? o_.leak_regions : 0); ++k) {
     Region(true, 0x800000000000 + static_cast<uint64_t>(live_regions_) * 512, 512);
     ++live_regions_;
@@ -274,7 +296,8 @@ void Sim::Iteration(int i) {
     Alloc(0x600000000000, 1 << 20, MemoryKind::kManaged, "cuMemAllocManaged", managed_site);
     Vmm(format::VmmOp::kCreate, 0, 2 << 20, 0xC0DE, "cuMemCreate");
     Vmm(format::VmmOp::kMap, 0x7f8000000000, 2 << 20, 0xC0DE, "cuMemMap");
-    for (HandleType h : {HandleType::kStream, HandleType::kEvent, HandleType::kModule, HandleType::kGraph}) {
+    for (HandleType h :
+         {HandleType::kStream, HandleType::kEvent, HandleType::kModule, HandleType::kGraph}) {
       Handle(true, h, 0xAA00 + static_cast<uint64_t>(h), "cuChurnCreate");
     }
     Region(true, 0x8f0000000000, 4096);
@@ -288,13 +311,15 @@ void Sim::Iteration(int i) {
     Step("E/step", i, 2, 0);
   }
   // Drop the ephemeral network.
-  for (int p = 0; p < 6; ++p) Free(kDeviceBase + 0x1000000 + p * 0x100000, MemoryKind::kPool, "cuMemFreeAsync");
+  for (int p = 0; p < 6; ++p)
+    Free(kDeviceBase + 0x1000000 + p * 0x100000, MemoryKind::kPool, "cuMemFreeAsync");
   if (o_.churn) {
     Free(0x500000000000, MemoryKind::kPinned, "cuMemFreeHost");
     Free(0x600000000000, MemoryKind::kManaged, "cuMemFree_v2");
     Vmm(format::VmmOp::kUnmap, 0x7f8000000000, 2 << 20, 0, "cuMemUnmap");
     Vmm(format::VmmOp::kRelease, 0, 0, 0xC0DE, "cuMemRelease");
-    for (HandleType h : {HandleType::kStream, HandleType::kEvent, HandleType::kModule, HandleType::kGraph}) {
+    for (HandleType h :
+         {HandleType::kStream, HandleType::kEvent, HandleType::kModule, HandleType::kGraph}) {
       Handle(false, h, 0xAA00 + static_cast<uint64_t>(h), "cuChurnDestroy");
     }
     Region(false, 0x8f0000000000, 0);
@@ -313,8 +338,8 @@ void Sim::Iteration(int i) {
   }
   if (o_.gauges) {
     const int64_t reserved = (64ll << 20) + o_.pool_growth_bytes * (i + 1);
-    for (auto [name, value] : {std::pair<const char*, int64_t>{"pool.reserved", reserved},
-                               {"pool.used", 40ll << 20}}) {
+    for (auto [name, value] :
+         {std::pair<const char*, int64_t>{"pool.reserved", reserved}, {"pool.used", 40ll << 20}}) {
       Event& g = New(EventType::kGauge, t_, 0);
       g.name = sink_.str(name);
       g.value = value;
@@ -346,7 +371,8 @@ void Sim::Iteration(int i) {
     c.stream = 0x20;
     loader_.push_back(c);
   }
-  if (o_.boundaries == SimOptions::Boundaries::kRange) Pop();
+  if (o_.boundaries == SimOptions::Boundaries::kRange)
+    Pop();
   for (const Event& e : loader_) {
     sink_.add(e);
     ++events_;
@@ -376,12 +402,17 @@ uint64_t Sim::Run() {
   // The persistent network and its stream live for the whole run.
   Handle(true, HandleType::kStream, kStream, "cuStreamCreate");
   Push("P/init");
-  const uint32_t p_site = Site({"cuMemAllocAsync", "burn_core::module::Param::init", "adam_sim::P::new"});
-  for (int k = 0; k < 6; ++k) Alloc(kDeviceBase + k * 0x100000, 65536u << (k % 3), MemoryKind::kPool, "cuMemAllocAsync", p_site);
+  const uint32_t p_site =
+      Site({"cuMemAllocAsync", "burn_core::module::Param::init", "adam_sim::P::new"});
+  for (int k = 0; k < 6; ++k)
+    Alloc(kDeviceBase + k * 0x100000, 65536u << (k % 3), MemoryKind::kPool, "cuMemAllocAsync",
+          p_site);
   Pop();
-  if (o_.nested_in_train) Push("train");
+  if (o_.nested_in_train)
+    Push("train");
   for (int i = 0; i < o_.iterations; ++i) Iteration(i);
-  if (o_.nested_in_train) Pop();
+  if (o_.nested_in_train)
+    Pop();
   FlushKernels();
   for (int k = 0; k < 6; ++k) Free(kDeviceBase + k * 0x100000, MemoryKind::kPool, "cuMemFreeAsync");
   Handle(false, HandleType::kStream, kStream, "cuStreamDestroy");
@@ -412,14 +443,19 @@ uint64_t Simulate(const SimOptions& options, const SimSink& sink) {
         uint64_t h = 1469598103934665603ull;
         for (char c : f) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
         char buf[32];
-        std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(0x401000 + h % 0xf000));
+        std::snprintf(buf, sizeof(buf), "0x%llx",
+                      static_cast<unsigned long long>(0x401000 + h % 0xf000));
         hex.emplace_back(buf);
       }
       switch (hex.size()) {
-        case 2: return sink.stack({hex[0], hex[1]});
-        case 3: return sink.stack({hex[0], hex[1], hex[2]});
-        case 4: return sink.stack({hex[0], hex[1], hex[2], hex[3]});
-        default: return sink.stack({hex[0]});
+        case 2:
+          return sink.stack({hex[0], hex[1]});
+        case 3:
+          return sink.stack({hex[0], hex[1], hex[2]});
+        case 4:
+          return sink.stack({hex[0], hex[1], hex[2], hex[3]});
+        default:
+          return sink.stack({hex[0]});
       }
     };
     Sim sim(options, pc);

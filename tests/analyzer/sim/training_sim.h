@@ -19,38 +19,39 @@ namespace cuclimb::testing {
 
 struct SimOptions {
   int iterations = 120;
-  int steps = 4;                 // P/step and E/step ranges per iteration
+  int steps = 4;  // P/step and E/step ranges per iteration
   int kernels_per_step = 4;
   uint64_t seed = 1;
-  double noise = 0.02;           // relative jitter (normal) of every duration
-  double spike_rate = 0;         // probability that a step gets a 5x host spike
+  double noise = 0.02;    // relative jitter (normal) of every duration
+  double spike_rate = 0;  // probability that a step gets a 5x host spike
 
   enum class Boundaries { kRange, kMark, kNone };
   Boundaries boundaries = Boundaries::kRange;
-  bool nvtx = true;               // false: no NVTX ranges (marks only with Boundaries::kMark)
-  bool nested_in_train = false;  // wrap the loop in a "train" range (the iteration range is depth 1)
+  bool nvtx = true;  // false: no NVTX ranges (marks only with Boundaries::kMark)
+  bool nested_in_train =
+      false;  // wrap the loop in a "train" range (the iteration range is depth 1)
 
   // Accumulators: handles leaked per iteration (from leak_from up to leak_until, exclusive;
   // −1 = to the end). A burst leak leaks burst_size every burst_every iterations instead.
   int leak_device = 0, leak_pinned = 0, leak_managed = 0, leak_vmm = 0;
   int leak_streams = 0, leak_events = 0, leak_modules = 0, leak_graphs = 0, leak_regions = 0;
   int64_t pool_growth_bytes = 0;  // pool.reserved growth per iteration
-  int host_fn_growth = 0;         // extra host samples of "grow_fn" per iteration (×10 per 100 its)
+  int host_fn_growth = 0;  // extra host samples of "grow_fn" per iteration (×10 per 100 its)
   int leak_from = 0, leak_until = -1;
   int burst_every = 0, burst_size = 0;  // device leak in bursts
   // Balanced churn of every kind (allocated and freed in the same iteration): flat controls.
   bool churn = true;
 
   // What step time depends on.
-  double host_ns_per_leaked = 0;    // extra host time per P/step per live leaked device handle
-  double host_ns_per_region = 0;    // the same per live leaked NVTX region
-  double gpu_slowdown_ns = 0;       // adam kernel duration growth per iteration (GPU-only climb)
-  int jit_warmup_iterations = 0;    // first iterations are slow (host), then normal
+  double host_ns_per_leaked = 0;  // extra host time per P/step per live leaked device handle
+  double host_ns_per_region = 0;  // the same per live leaked NVTX region
+  double gpu_slowdown_ns = 0;     // adam kernel duration growth per iteration (GPU-only climb)
+  int jit_warmup_iterations = 0;  // first iterations are slow (host), then normal
 
-  bool stacks = true;               // allocation call stacks
-  bool pc_stacks = false;           // use return addresses + a mapping instead of strings
-  bool late_kernels = true;         // GPU records of iteration i arrive during iteration i+1
-  bool loader_thread = true;        // a second thread with copies, interleaved out of order
+  bool stacks = true;         // allocation call stacks
+  bool pc_stacks = false;     // use return addresses + a mapping instead of strings
+  bool late_kernels = true;   // GPU records of iteration i arrive during iteration i+1
+  bool loader_thread = true;  // a second thread with copies, interleaved out of order
   bool gauges = true;
   bool samples = true;
   bool overhead = true;

@@ -18,8 +18,9 @@ TEST(Demangle, Cxx) {
 
 TEST(Demangle, RustLegacy) {
   EXPECT_EQ(Demangle("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");
-  EXPECT_EQ(Demangle("_ZN49_$LT$mycrate..Foo$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE"),
-            "<mycrate::Foo as core::fmt::Debug>::fmt");
+  EXPECT_EQ(
+      Demangle("_ZN49_$LT$mycrate..Foo$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE"),
+      "<mycrate::Foo as core::fmt::Debug>::fmt");
 }
 
 TEST(Demangle, RustV0Paths) {
@@ -41,7 +42,7 @@ TEST(Demangle, RustV0ImplsGenericsBackrefs) {
 
 TEST(Demangle, RustV0Garbage) {
   EXPECT_EQ(Demangle("_RNvC"), "_RNvC");
-  EXPECT_EQ(Demangle("_RB0_"), "_RB0_");     // a back-reference to itself
+  EXPECT_EQ(Demangle("_RB0_"), "_RB0_");  // a back-reference to itself
   EXPECT_EQ(Demangle("_RNvC999x"), "_RNvC999x");
   std::string deep = "_R";
   for (int i = 0; i < 1000; ++i) deep += "Nv";

@@ -25,13 +25,16 @@ namespace {
 std::string MapSelf(Symbolizer* s) {
   char exe[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n <= 0) return "";
+  if (n <= 0)
+    return "";
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
-    if (line.find(exe) == std::string::npos) continue;
+    if (line.find(exe) == std::string::npos)
+      continue;
     unsigned long lo = 0, hi = 0, off = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx %*s %lx", &lo, &hi, &off) == 3) s->AddMapping(exe, lo, hi - lo, off);
+    if (std::sscanf(line.c_str(), "%lx-%lx %*s %lx", &lo, &hi, &off) == 3)
+      s->AddMapping(exe, lo, hi - lo, off);
   }
   return exe;
 }
@@ -63,7 +66,8 @@ TEST(Symbolizer, SiteLabelSkipsRuntimeFrames) {
   const std::vector<uint64_t> stack = {
       format::StringFrame(strings.Intern("cuMemAllocAsync")),
       format::StringFrame(strings.Intern("cuclimb_hook")),
-      format::StringFrame(strings.Intern("cubecl_runtime::memory_management::MemoryManagement::reserve")),
+      format::StringFrame(
+          strings.Intern("cubecl_runtime::memory_management::MemoryManagement::reserve")),
       format::StringFrame(strings.Intern("burn_optim::adam::Adam::step")),
       format::StringFrame(strings.Intern("main")),
   };
