@@ -8,7 +8,24 @@
 #   OUT=/some/dir scripts/gpu-interposer.sh [BUILD_DIR] [PART...]
 # PART: tests torch overhead (default: all three). BUILD_DIR defaults to build-ip and must hold a
 # build of the whole tree (interposer, analyzer, tests, bench).
+#   scripts/gpu-interposer.sh --pack BUILD_DIR DEST_DIR
+# copies the binaries the run needs, stripped of debug info, into DEST_DIR with the build tree's
+# layout (the device tool carries at most 64 MiB), e.g. --pack build-ip build-ip-gpu; then run
+# with DEST_DIR as BUILD_DIR.
 set -u
+if [ "${1:-}" = --pack ]; then
+  src=${2:?build dir}
+  dst=${3:?dest dir}
+  for f in interposer/libcuclimb.so analyzer/cuclimb tests/interposer/interposer_gpu_test \
+           tests/interposer/interposer_gpu_program tests/interposer/interposer_trace_stats \
+           bench/interposer_step_bench workloads/cuclimb-adam; do
+    [ -e "$src/$f" ] || continue
+    mkdir -p "$dst/$(dirname "$f")"
+    strip --strip-debug -o "$dst/$f" "$src/$f"
+  done
+  du -sh "$dst"
+  exit 0
+fi
 BUILD=${1:-build-ip}
 shift || true
 PARTS=${*:-tests torch overhead}
@@ -45,9 +62,8 @@ if [[ " $PARTS " == *" tests "* ]]; then
   cp "$WORK/gpu-test.log" "$OUT/gpu-test.log"
   cat "$WORK/gpu/gpu-summary.jsonl" >>"$OUT/results.jsonl" 2>/dev/null
   cp "$WORK/gpu/families-cbids.txt" "$OUT/families-cbids.txt" 2>/dev/null
-  # A small H200 trace for golden tests and manual inspection.
-  tar -C "$WORK/gpu" -czf "$OUT/traces.tgz" $(cd "$WORK/gpu" && ls families-*.trace dlopen-*.trace \
-    capture.trace.done fork-*.trace 2>/dev/null) 2>/dev/null
+  # Small H200 traces for golden tests and manual inspection.
+  tar -C "$WORK/gpu" -czf "$OUT/traces.tgz" families dlopen capture fork 2>/dev/null
 fi
 
 if [[ " $PARTS " == *" torch "* ]] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -134,6 +150,14 @@ proc = {}
 for r in rows:
     if r.get("kind") == "native_process" and r.get("result"):
         proc.setdefault(r["mode"], []).append(r["result"]["recording"]["median_us"])
+adam = {}
+for r in rows:
+    if r.get("kind") == "adam_process" and r.get("st_ms") is not None:
+        adam.setdefault(r["mode"], []).append(r["st_ms"])
+if adam.get("untraced") and adam.get("default"):
+    u, d = adam["untraced"], adam["default"]
+    print(f"process-level cuclimb-adam st: untraced {[round(x, 3) for x in u]} ms, default "
+          f"{[round(x, 3) for x in d]} ms, median ratio {statistics.median(d) / statistics.median(u) - 1:+.2%}")
 if proc:
     u, d = proc.get("untraced", []), proc.get("default", [])
     print(f"process-level native: untraced {[round(x, 1) for x in u]} us, default {[round(x, 1) for x in d]} us, "

@@ -69,6 +69,27 @@ if [ -x "$BENCH" ]; then
   done
 fi
 
+# cuclimb-adam (workloads/): no pause hook, so whole processes, untraced and default-traced
+# interleaved; the figure is the median optimizer-step time (st) after 20 warm-up iterations.
+ADAM=$BUILD/workloads/cuclimb-adam
+if [ -x "$ADAM" ]; then
+  adam_st() {
+    python3 -c '
+import re, statistics, sys
+st = [float(m.group(2)) for m in (re.match(r"iter=(\d+) st=([\d.]+)ms", l) for l in sys.stdin) if m]
+print(statistics.median(st[20:]) if len(st) > 20 else "null")'
+  }
+  for i in 1 2 3; do
+    v=$(timeout 120 "$ADAM" --mode flat --iters 150 --allocator async 2>/dev/null | adam_st)
+    echo "{\"kind\": \"adam_process\", \"mode\": \"untraced\", \"st_ms\": ${v:-null}}" >>"$RESULTS"
+    v=$(env CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" \
+      CUCLIMB_OUTPUT="$WORK/adam-$i-%p.trace" \
+      timeout 120 "$ADAM" --mode flat --iters 150 --allocator async 2>/dev/null | adam_st)
+    echo "{\"kind\": \"adam_process\", \"mode\": \"default\", \"st_ms\": ${v:-null}}" >>"$RESULTS"
+    echo "adam round $i done"
+  done
+fi
+
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   for mode in default alloc_only api_times kernels_all stacks_fp host_sampling; do
     run_mode torch "$mode" python3 "$TORCH_BENCH" --mode overhead --iters 600 --block 50 --label "$mode"

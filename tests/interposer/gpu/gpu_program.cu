@@ -507,7 +507,7 @@ int Fork() {
     }
     int status = 0;
     bool done = false;
-    for (int i = 0; i < 1000 && !done; ++i) {
+    for (int i = 0; i < 300 && !done; ++i) {
       done = waitpid(child, &status, WNOHANG) == child;
       if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -6,6 +6,7 @@
 //   interposer_gpu_test [--out DIR] [SCENARIO...]
 // Environment: CUCLIMB_LIB, CUCLIMB_TEST_GPU_PROGRAM (set by meson, or by the GPU script).
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,7 +73,7 @@ RunResult RunScenario(const std::string& dir, const std::string& scenario,
                       int kill_after_ready_ms = 0) {
   env.insert(env.begin(), {{"CUDA_INJECTION64_PATH", Env("CUCLIMB_LIB")},
                            {"NVTX_INJECTION64_PATH", Env("CUCLIMB_LIB")},
-                           {"CUCLIMB_OUTPUT", dir + "/" + scenario + "-%p.trace"}});
+                           {"CUCLIMB_OUTPUT", dir + "/trace-%p.trace"}});
   if (kill_after_ready_ms == 0) {
     return RunProgram({Env("CUCLIMB_TEST_GPU_PROGRAM"), scenario}, env, dir);
   }
@@ -108,8 +109,8 @@ RunResult RunScenario(const std::string& dir, const std::string& scenario,
   return r;
 }
 
-std::string TraceOf(const std::string& dir, const std::string& scenario) {
-  const std::vector<std::string> files = ListDir(dir, scenario + "-");
+std::string TraceOf(const std::string& dir) {
+  const std::vector<std::string> files = ListDir(dir, "trace-");
   for (const std::string& f : files) {
     if (f.size() > 6 && f.substr(f.size() - 6) == ".trace") return dir + "/" + f;
   }
@@ -247,18 +248,26 @@ void CheckCommon(const std::string& scenario, const Trace& t, bool expect_comple
   Check(t.Count(EventType::kMapping) >= 3, scenario, "module map recorded");
 }
 
-bool RunOne(const std::string& dir, const std::string& scenario, std::FILE* summary) {
+bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summary) {
   const int before = g_failures;
+  const std::string dir = top + "/" + scenario;
+  mkdir(dir.c_str(), 0700);
   std::vector<std::pair<std::string, std::string>> env;
+  std::string program_scenario = scenario;
   bool complete = true;
   int kill_after = 0;
   if (scenario == "families") {
     env = {{"CUCLIMB_KERNELS", "all"}, {"CUCLIMB_STACKS", "fp"},
-           {"CUCLIMB_DEBUG_CBIDS", dir + "/families-cbids.txt"}};
+           {"CUCLIMB_DEBUG_CBIDS", top + "/families-cbids.txt"}};
+  } else if (scenario == "families-default") {
+    // The default configuration (sampled kernel timing) with full-unwind stacks.
+    program_scenario = "families";
+    env = {{"CUCLIMB_STACKS", "unwind"}};
   } else if (scenario == "capture") {
     env = {{"CUCLIMB_GAUGE_MS", "20"}, {"CUCLIMB_FLUSH_MS", "20"},
            {"CUCLIMB_DEBUG_CAPTURE_QUERIES", "1"}};
   } else if (scenario == "capture-safe") {
+    program_scenario = "capture";
     env = {{"CUCLIMB_GAUGE_MS", "20"}, {"CUCLIMB_FLUSH_MS", "20"}};
   } else if (scenario == "sigkill") {
     kill_after = 1500;
@@ -266,19 +275,11 @@ bool RunOne(const std::string& dir, const std::string& scenario, std::FILE* summ
   } else if (scenario == "threads") {
     env = {{"CUCLIMB_KERNELS", "off"}};
   }
-  const std::string program_scenario = scenario == "capture-safe" ? "capture" : scenario;
   const auto t0 = std::chrono::steady_clock::now();
-  const RunResult r = RunScenario(dir, scenario == "capture-safe" ? "capture" : scenario, env, kill_after);
+  const RunResult r = RunScenario(dir, program_scenario, env, kill_after);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The capture scenarios share a program: tell their traces apart by running them in order and
-  // renaming.
-  std::string path = TraceOf(dir, program_scenario);
-  if (scenario == "capture" || scenario == "capture-safe") {
-    const std::string renamed = dir + "/" + scenario + ".trace.done";
-    if (!path.empty()) rename(path.c_str(), renamed.c_str());
-    path = renamed;
-  }
+  const std::string path = TraceOf(dir);
   std::fprintf(g_log, "---- %s: status %d (%.2f s)\n%s%s", scenario.c_str(), r.status, seconds,
                r.stdout_text.c_str(), r.stderr_text.c_str());
   if (scenario == "sigkill") {
@@ -292,6 +293,18 @@ bool RunOne(const std::string& dir, const std::string& scenario, std::FILE* summ
   for (const auto& w : Expectations(r.stdout_text)) CheckExpectation(scenario, t, w);
 
   const TraceStats s = Summarize(t);
+  if (scenario == "families" || scenario == "families-default") {
+    uint64_t with_stack = 0;
+    uint64_t frames = 0;
+    for (const Event& ev : t.Of(EventType::kAlloc)) {
+      if (ev.stack == 0) continue;
+      ++with_stack;
+      frames += t.reader->stacks().Get(ev.stack).size();
+    }
+    Check(with_stack >= 8, scenario,
+          "allocations with a stack: " + std::to_string(with_stack) + " (mean frames " +
+              std::to_string(with_stack ? frames / with_stack : 0) + ")");
+  }
   if (scenario == "families") {
     Check(s.kernels >= 10, scenario, "kernel records (CONCURRENT_KERNEL): " + std::to_string(s.kernels));
     Check(s.kernels_in_graphs >= 3, scenario,
@@ -302,16 +315,6 @@ bool RunOne(const std::string& dir, const std::string& scenario, std::FILE* summ
           "MEMORY2 records: " + std::to_string(m2_allocs) + " allocations, " +
               std::to_string(m2_frees) + " releases");
     Check(s.last_gauges.size() >= 2, scenario, "gauges: " + std::to_string(s.last_gauges.size()));
-    uint64_t with_stack = 0;
-    uint64_t frames = 0;
-    for (const Event& ev : t.Of(EventType::kAlloc)) {
-      if (ev.stack == 0) continue;
-      ++with_stack;
-      frames += t.reader->stacks().Get(ev.stack).size();
-    }
-    Check(with_stack >= 8, scenario,
-          "allocations with a frame-pointer stack: " + std::to_string(with_stack) +
-              " (mean frames " + std::to_string(with_stack ? frames / with_stack : 0) + ")");
     std::fprintf(g_log, "INFO families: kernels joined to a launch by correlation id: %" PRIu64
                  " of %" PRIu64 "\n", s.kernels_joined, s.kernels);
   }
@@ -331,7 +334,7 @@ bool RunOne(const std::string& dir, const std::string& scenario, std::FILE* summ
               std::to_string(s.drops.count("gauge_skipped_capture") ? s.drops.at("gauge_skipped_capture") : 0));
   }
   if (scenario == "fork") {
-    Check(ListDir(dir, "fork-").size() == 1, scenario, "one trace (the parent's)");
+    Check(ListDir(dir, "trace-").size() == 1, scenario, "one trace (the parent's)");
     Check(r.stdout_text.find("hung") == std::string::npos, scenario, "fork children exit promptly");
   }
   if (scenario == "sigkill") {
@@ -374,7 +377,8 @@ int main(int argc, char** argv) {
     return 77;
   }
   if (scenarios.empty()) {
-    scenarios = {"families", "dlopen", "threads", "capture", "capture-safe", "fork", "sigkill"};
+    scenarios = {"families", "families-default", "dlopen", "threads", "capture", "capture-safe",
+                 "fork", "sigkill"};
   }
   std::FILE* summary = std::fopen((dir + "/gpu-summary.jsonl").c_str(), "w");
   for (const std::string& s : scenarios) RunOne(dir, s, summary);
