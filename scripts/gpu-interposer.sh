@@ -56,7 +56,7 @@ git log -1 --format='commit %h %s' 2>/dev/null
 if [[ " $PARTS " == *" tests "* ]]; then
   echo "== GPU tests"
   CUCLIMB_LIB=$LIB CUCLIMB_TEST_GPU_PROGRAM=$BUILD/tests/interposer/interposer_gpu_program \
-    timeout 300 "$BUILD/tests/interposer/interposer_gpu_test" --out "$WORK/gpu" >"$WORK/gpu-test.log" 2>&1
+    timeout 240 "$BUILD/tests/interposer/interposer_gpu_test" --out "$WORK/gpu" >"$WORK/gpu-test.log" 2>&1
   echo "gpu test exit status $?"
   grep -E '^(FAIL|INFO)|gpu checks' "$WORK/gpu-test.log"
   cp "$WORK/gpu-test.log" "$OUT/gpu-test.log"
@@ -77,7 +77,7 @@ if [[ " $PARTS " == *" torch "* ]] && python3 -c 'import torch; assert torch.cud
       profiler) extra=(--profiler 10); env_conf=(CUCLIMB_KERNELS=all) ;;
       *) env_conf=(PYTORCH_CUDA_ALLOC_CONF=$conf) ;;
     esac
-    line=$(env "${env_conf[@]}" timeout 240 "$CUCLIMB" record --output "$WORK/torch-$name-%p.trace" -- \
+    line=$(env "${env_conf[@]}" timeout 150 "$CUCLIMB" record --output "$WORK/torch-$name-%p.trace" -- \
       python3 bench/interposer_torch_bench.py --mode check --iters 400 --label "$name" "${extra[@]}" \
       2>"$WORK/torch-$name.stderr" | tail -1)
     echo "torch $name: status $? $line"

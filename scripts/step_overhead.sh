@@ -45,7 +45,7 @@ run_mode() {  # kind mode command...
   local trace="$WORK/$kind-$mode-%p.trace"
   local line
   line=$(env CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" CUCLIMB_OUTPUT="$trace" \
-    ${MODES[$mode]} timeout 300 "$@" 2>"$WORK/$kind-$mode.stderr" | tail -1)
+    ${MODES[$mode]} timeout 150 "$@" 2>"$WORK/$kind-$mode.stderr" | tail -1)
   local file
   file=$(ls "$WORK/$kind-$mode-"*.trace 2>/dev/null | head -1)
   local stats="null"

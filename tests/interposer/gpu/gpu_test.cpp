@@ -75,7 +75,10 @@ RunResult RunScenario(const std::string& dir, const std::string& scenario,
                            {"NVTX_INJECTION64_PATH", Env("CUCLIMB_LIB")},
                            {"CUCLIMB_OUTPUT", dir + "/trace-%p.trace"}});
   if (kill_after_ready_ms == 0) {
-    return RunProgram({Env("CUCLIMB_TEST_GPU_PROGRAM"), scenario}, env, dir);
+    // A hung scenario must not take the rest of the run with it.
+    return RunProgram({"/usr/bin/timeout", "-s", "KILL", "90", Env("CUCLIMB_TEST_GPU_PROGRAM"),
+                       scenario},
+                      env, dir);
   }
   // The SIGKILL scenario: watch stdout for READY.
   int pipe_fds[2];
