@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands/commands.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "util/args.h"
@@ -22,6 +23,7 @@ namespace {
 const std::vector<util::OptionSpec> kOptions = {
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"json", "FILE", "write the JSON report (schema cuclimb.report/1) to FILE ('-' = stdout)"},
+    {"html", "FILE", "write the HTML report (one self-contained page, docs/reports.md) to FILE"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     {"alpha", "P", "significance level of the Mann-Kendall tests (default 0.01)"},
     {"min-climb-pct", "X", "a range climbs only when first -> last grows by X% (default 5)"},
@@ -32,9 +34,9 @@ const std::vector<util::OptionSpec> kOptions = {
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
-    "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--warmup N|auto] [--alpha P]\n"
-    "                       [--min-climb-pct X] [--min-share S] [--top N] [--symbols DIR] "
-    "[--quiet]";
+    "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
+    "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
+    "                       [--symbols DIR] [--quiet]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -147,7 +149,14 @@ int RunAnalyze(int argc, char** argv) {
     if (absl::Status s = util::WriteFile(json_path, *json); !s.ok())
       return util::ReportError("analyze", s);
   }
-  if (!quiet && json_path != "-") {
+  // --html (report/html_report.h): the same report as one self-contained page.
+  const std::string html_path = args->Get("html");
+  if (!html_path.empty()) {
+    auto html = analysis::ToHtml(*report);
+    if (!html.ok()) return util::ReportError("analyze", util::OutputError(html.status()));
+    if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
+  }
+  if (!quiet && json_path != "-" && html_path != "-") {
     if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
       return util::ReportError("analyze", s);
     }

@@ -96,17 +96,15 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
   }
   switch (t) {
     case EventType::kPush: {
+      // Every instance counts, nested in itself or not: when pops are lost (dropped events) an
+      // iteration range looks nested in its stale predecessor, and must still be counted.
       std::vector<Open>& stack = stacks_[StackKey(ev.tid, ev.domain)];
-      bool nested = false;
-      for (const Open& o : stack) nested |= o.name == ev.name;
       const int depth = DepthOf(ev.tid);
-      stack.push_back({ev.name, !nested});
-      if (!nested) {
-        Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
-        if (c.count++ == 0)
-          c.first_ts = ev.ts;
-        c.min_depth = std::min(c.min_depth, depth);
-      }
+      stack.push_back({ev.name, true});
+      if (stack.size() > 256) stack.erase(stack.begin());  // bounded under lost pops
+      Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
+      if (c.count++ == 0) c.first_ts = ev.ts;
+      c.min_depth = std::min(c.min_depth, depth);
       break;
     }
     case EventType::kPop: {
@@ -330,12 +328,26 @@ void Boundaries::Advance(const trace::Event& ev) {
     case IterationSource::kRange:
       if (ev.type == EventType::kPush) {
         std::vector<bool>& stack = stacks_[ev.domain];
-        const bool ours = !open_ && ev.domain == choice_.domain && ev.name == choice_.name;
+        const bool named = ev.domain == choice_.domain && ev.name == choice_.name;
+        if (named && open_ && open_id_ == ~uint64_t{0}) {
+          // The iteration range again while one is open: an iteration range does not nest in
+          // itself, so the previous one's pop was lost (dropped events). End it here.
+          for (size_t i = stack.size(); i-- > 0;) {
+            if (stack[i]) {
+              stack[i] = false;
+              break;
+            }
+          }
+          Close(ev.ts);
+          ++lost_pops_;
+        }
+        const bool ours = named && !open_;
         stack.push_back(ours);
         if (ours) {
           open_ = true;
           Start(ev.ts, ev.value);
         }
+        if (stack.size() > kMaxDepth) stack.erase(stack.begin());
       } else if (ev.type == EventType::kPop) {
         std::vector<bool>& stack = stacks_[ev.domain];
         if (!stack.empty()) {

@@ -92,7 +92,7 @@ class SegmentStats {
  private:
   struct Open {
     uint32_t name;
-    bool counted;  // false when nested inside an instance of the same name
+    bool counted;
   };
   int DepthOf(uint32_t tid) const;
   void ObserveAll(const trace::Event& ev);
@@ -138,6 +138,8 @@ class Boundaries {
   int64_t IterationOfSlot(uint32_t slot) const;
   std::vector<IterationSpan> Spans() const;
   uint64_t ignored_boundaries() const { return ignored_; }
+  // Iteration ranges that began while the previous one was still open (its pop was lost).
+  uint64_t lost_pops() const { return lost_pops_; }
 
  private:
   void Advance(const trace::Event& ev);
@@ -158,6 +160,8 @@ class Boundaries {
   int64_t count_ = 0;
   bool finished_ = false;
   uint64_t ignored_ = 0;
+  uint64_t lost_pops_ = 0;
+  static constexpr size_t kMaxDepth = 256;  // bounds a stack whose pops were dropped
 };
 
 }  // namespace cuclimb::analysis

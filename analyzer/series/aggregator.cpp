@@ -87,6 +87,11 @@ uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
 }
 
 void Aggregator::Open(ThreadState& t, OpenRange o) {
+  if (t.open.size() >= kMaxOpenRanges) {
+    // Pops were lost (dropped events): forget the oldest open range rather than grow forever.
+    ++a_.unmatched_pops;
+    CloseRange(t, 0, o.start, /*count=*/false);
+  }
   for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
   o.sig_after = ChildSignature(Signature(t), o);
   t.open.push_back(o);
@@ -264,13 +269,26 @@ void Aggregator::OnPush(const Event& ev, uint32_t slot) {
   ThreadState& t = Thread(ev.tid);
   OpenRange o;
   o.range = RangeIndex(ev.domain, ev.name);
+  // The same range still open from an earlier iteration: its pop was lost (dropped events), as
+  // ranges do not recurse across iterations. End it, and what was opened inside it, here.
+  for (size_t i = 0; i < t.open.size(); ++i) {
+    const OpenRange& p = t.open[i];
+    if (p.range == o.range && !p.dup && p.id == ~uint64_t{0} && p.slot != 0 &&
+        (p.slot - 1) / 2 != (slot - 1) / 2) {
+      while (t.open.size() > i) {
+        ++a_.unmatched_pops;
+        CloseRange(t, t.open.size() - 1, ev.ts);
+      }
+      break;
+    }
+  }
   o.slot = slot;
   o.start = ev.ts;
   o.domain = ev.domain;
   Open(t, o);
 }
 
-void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts) {
+void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count) {
   const OpenRange o = t.open[index];
   t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
   // Closing a range below the top (start/end ranges do that) changes the signatures above it.

@@ -109,7 +109,8 @@ class Aggregator {
   void OnPop(const trace::Event& ev);
   void OnRangeStart(const trace::Event& ev, uint32_t slot);
   void OnRangeEnd(const trace::Event& ev);
-  void CloseRange(ThreadState& t, size_t index, int64_t end_ts);
+  void CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count = true);
+  static constexpr size_t kMaxOpenRanges = 256;
   void OnLaunch(const trace::Event& ev, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);

@@ -219,6 +219,33 @@ TEST(Robustness, RanksOfOneJob) {
   EXPECT_NE(Text(*r).find("per rank:"), std::string::npos);
 }
 
+TEST(Robustness, LostPopsOfTheIterationRangeDoNotMergeIterations) {
+  // Every 10th pop of "iteration" is lost, as a dropped ring record would be.
+  TraceBuilder b;
+  std::vector<uint32_t> stack;
+  int iteration_pops = 0;
+  SimSink sink{[&b](std::string_view s) { return b.Str(s); },
+               [&b](std::initializer_list<std::string_view> f) { return b.Stack(f); },
+               [&](const format::Event& e) {
+                 if (e.type == format::EventType::kPush && e.tid == 1) stack.push_back(e.name);
+                 if (e.type == format::EventType::kPop && e.tid == 1 && !stack.empty()) {
+                   const bool iteration = stack.back() == b.Str("iteration");
+                   stack.pop_back();
+                   if (iteration && ++iteration_pops % 10 == 5) return;
+                 }
+                 b.AddEvent(e);
+               }};
+  Simulate(Climb(), sink);
+  const std::string bytes = b.ToBinary();
+  auto r = analysis::AnalyzeBuffers({bytes}, {"lossy"}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->iterations.count, 120);
+  EXPECT_EQ(r->verdict, "climbing");
+  bool noted = false;
+  for (const auto& n : r->notes) noted |= n.find("pop was lost") != std::string::npos;
+  EXPECT_TRUE(noted) << Text(*r);
+}
+
 TEST(Robustness, DropsAndOverheadReachTheReport) {
   SimOptions o;
   o.dropped = 123;
