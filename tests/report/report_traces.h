@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Traces for the report tests: a long, hostile one (every string a trace can carry is an HTML or
+// script injection attempt, dozens of ranges, 1500 iterations, a climb, drops), and the
+// analyzer's training-loop simulator (tests/analyzer/sim) for realistic flat and climbing runs.
+#pragma once
+
+#include <string>
+
+#include "trace_builder.h"
+#include "training_sim.h"
+
+namespace cuclimb::testing {
+
+// Strings planted in the hostile trace. The report must show each as text.
+inline constexpr char kHostileKernel[] = "</script><script>window.__pwned=1</script>";
+inline constexpr char kHostileRange[] = "<img src=x onerror=\"window.__pwned=1\">";
+inline constexpr char kHostileFrame[] = "<svg onload=\"window.__pwned=1\">::alloc";
+inline constexpr char kHostileCmd[] = "train.py --tag '\"><script>window.__pwned=1</script><!--";
+inline constexpr char kHostileThread[] = "<iframe srcdoc=\"<script>parent.__pwned=1</script>\">";
+inline constexpr char kEntityRange[] = "a &lt;b&gt; &amp; c";  // must not be decoded
+inline constexpr char kSeparatorRange[] = "line\u2028separator";
+
+struct HostileShape {
+  int iterations = 1500;
+  int ranges = 36;                 // NVTX ranges per iteration besides the iteration range
+  int64_t host_ns_per_leaked = 200;  // the first range slows with every leaked allocation
+  int drops_every = 100;           // a drops event every N iterations (0 = none)
+};
+
+// The hostile trace: per iteration a "step" range holding `ranges` named ranges, each with a
+// temporary allocation, a launch and its GPU record; one allocation per iteration leaks from a
+// call site whose frame is hostile, and the first range's time grows with the leak.
+TraceBuilder HostileTrace(const HostileShape& shape);
+
+// The simulator's cubecl-like climb (two leaked allocations per iteration slow the persistent
+// network's step) and its flat control, `iterations` long.
+SimOptions ClimbSim(int iterations, uint64_t seed = 1);
+SimOptions FlatSim(int iterations, uint64_t seed = 1);
+
+}  // namespace cuclimb::testing
