@@ -327,6 +327,7 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       report->leaks.by_site.resize(kLeakSites);
     report->leaks.unmatched_frees = a.unmatched_frees + a.unmatched_unmaps;
     report->leaks.replaced_allocations = a.replaced_allocations;
+    report->leaks.activity_duplicates = a.activity_duplicates;
   }
 
   // Handles: streams, events, modules, graphs.

@@ -285,7 +285,8 @@ Json RankJson(const RankReport& r) {
                     {"by_site", std::move(leaks_sites)},
                     {"handles_by_type", r.leaks.handles_by_type},
                     {"unmatched_frees", r.leaks.unmatched_frees},
-                    {"replaced_allocations", r.leaks.replaced_allocations}};
+                    {"replaced_allocations", r.leaks.replaced_allocations},
+                    {"activity_duplicates", r.leaks.activity_duplicates}};
   j["temporaries"] = Json{{"total", r.temporaries.total},
                           {"total_bytes", r.temporaries.total_bytes},
                           {"lifetime_histogram", r.temporaries.lifetime_histogram},

@@ -220,6 +220,7 @@ struct Leaks {
   std::map<std::string, uint64_t> handles_by_type;  // streams, events, ... never destroyed
   uint64_t unmatched_frees = 0;                     // frees of addresses never seen allocated
   uint64_t replaced_allocations = 0;                // an address allocated again without a free
+  uint64_t activity_duplicates = 0;  // CUPTI MEMORY2 records of calls also seen by callbacks
 };
 
 struct Temporaries {

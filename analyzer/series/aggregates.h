@@ -93,6 +93,8 @@ struct LiveAlloc {
   int64_t ts = 0;
   uint32_t key = 0;
   uint32_t slot = 0;
+  uint64_t corr = 0;           // correlation id of the allocating call
+  bool from_activity = false;  // recorded from a CUPTI MEMORY2 record (tid 0), not a callback
 };
 
 struct ProcessRecord {
@@ -119,6 +121,7 @@ struct Aggregates {
   absl::flat_hash_map<uint64_t, LiveAlloc> live_allocs;  // address → allocation
   absl::flat_hash_map<uint64_t, LiveAlloc> live_maps;    // VMM mapped address → mapping
   uint64_t unmatched_frees = 0, replaced_allocations = 0, unmatched_unmaps = 0;
+  uint64_t activity_duplicates = 0;  // MEMORY2 records of calls the callbacks also recorded
   uint64_t alloc_serial = 0;
   // VMM physical handles and reserved address ranges.
   absl::flat_hash_map<uint64_t, uint64_t> vmm_physical;  // handle → bytes

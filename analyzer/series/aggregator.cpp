@@ -24,6 +24,7 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
                        uint32_t iteration_tid)
     : reader_(reader), symbolizer_(symbolizer), iteration_tid_(iteration_tid) {
   launches_.resize(kLaunchWindow);
+  callback_corr_.resize(kCallbackWindow);
   sigs_.emplace_back();  // signature 0: no open range
   if (iteration_tid != 0) {
     a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
@@ -116,11 +117,11 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   switch (ev.type) {
     case EventType::kAlloc:
       OnAlloc(ev, slot);
-      ApiTime(ev, ev.api, slot);
+      if (ev.tid != 0) ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
     case EventType::kFree:
       OnFree(ev, slot);
-      ApiTime(ev, ev.api, slot);
+      if (ev.tid != 0) ApiTime(ev, ev.api, slot);
       break;
     case EventType::kVmm:
       OnVmm(ev, slot);

@@ -147,6 +147,16 @@ class Aggregator {
   absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sig_child_;
 
   std::vector<PendingLaunch> launches_;  // kLaunchWindow entries
+  // Correlation ids of allocation and free callbacks, by id modulo the window: a CUPTI MEMORY2
+  // record (an alloc/free event with tid 0) with one of them describes the same call again.
+  static constexpr size_t kCallbackWindow = 1u << 18;
+  std::vector<uint64_t> callback_corr_;
+  bool SeenCallback(uint64_t corr) const {
+    return corr != 0 && callback_corr_[corr & (kCallbackWindow - 1)] == corr;
+  }
+  void NoteCallback(uint64_t corr) {
+    if (corr != 0) callback_corr_[corr & (kCallbackWindow - 1)] = corr;
+  }
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
 
   absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;

@@ -59,15 +59,35 @@ void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
 }
 
 void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
+  // CUPTI MEMORY2 records (tid 0) repeat what the allocation callbacks already recorded, with the
+  // same correlation id; they alone see graph and CUDA-internal allocations.
+  const bool activity = ev.tid == 0;
+  if (activity && SeenCallback(ev.corr)) {
+    ++a_.activity_duplicates;
+    return;
+  }
+  if (!activity) NoteCallback(ev.corr);
   const uint8_t kind = ev.kind < static_cast<uint8_t>(format::MemoryKind::kCount) ? ev.kind : 0;
   const uint32_t key = AllocKeyIndex(kind, ev.size, ev.api, ev.stack);
-  LiveAlloc live{ev.size, ++a_.alloc_serial, ev.ts, key, slot};
+  LiveAlloc live{ev.size, ++a_.alloc_serial, ev.ts, key, slot, ev.corr, activity};
   auto [it, inserted] = a_.live_allocs.try_emplace(ev.addr, live);
   if (!inserted) {
-    // The same address again without a free: the free was not seen (dropped, or made by a path
-    // cuclimb does not hook). The old allocation ends here.
-    ++a_.replaced_allocations;
-    Retire(it->second, slot, false);
+    LiveAlloc& old = it->second;
+    if (!activity && old.from_activity && old.corr == ev.corr && ev.corr != 0) {
+      // The MEMORY2 record came first: the callback's record (with its stack) replaces it.
+      ++a_.activity_duplicates;
+      AllocSeries& os = a_.alloc_series[old.key];
+      SlotAdd(os.allocs, old.slot, -1);
+      SlotAdd(os.alloc_bytes, old.slot, -static_cast<double>(old.size));
+      const uint8_t old_kind = a_.alloc_keys[old.key].kind;
+      a_.live_bytes -= static_cast<int64_t>(old.size);
+      a_.live_by_kind[old_kind & 15] -= static_cast<int64_t>(old.size);
+    } else {
+      // The same address again without a free: the free was not seen (dropped, or made by a
+      // path cuclimb does not hook). The old allocation ends here.
+      ++a_.replaced_allocations;
+      Retire(old, slot, false);
+    }
     it->second = live;
   }
   AllocSeries& s = a_.alloc_series[key];
@@ -85,6 +105,11 @@ void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
 }
 
 void Aggregator::OnFree(const Event& ev, uint32_t slot) {
+  if (ev.tid == 0 && SeenCallback(ev.corr)) {
+    ++a_.activity_duplicates;
+    return;
+  }
+  if (ev.tid != 0) NoteCallback(ev.corr);
   auto it = a_.live_allocs.find(ev.addr);
   if (it == a_.live_allocs.end()) {
     ++a_.unmatched_frees;  // allocated before recording started, or its record was dropped

@@ -74,6 +74,54 @@ TEST(Model, HandlesRegionsAndVmmAreMatched) {
   EXPECT_EQ(rank.temporaries.count[3], 2);
 }
 
+// A CUPTI MEMORY2 record: an alloc or free event with tid 0 and the call's correlation id.
+Event& Activity(TraceBuilder* b, EventType type, int64_t ts, uint64_t addr, uint64_t size, uint64_t corr) {
+  Event& e = b->Add(type, ts);
+  e.tid = 0;
+  e.api = b->Str("MEMORY2");
+  e.kind = static_cast<uint8_t>(MemoryKind::kPool);
+  e.addr = addr;
+  e.size = size;
+  e.corr = corr;
+  e.device = 0;
+  return e;
+}
+
+TEST(Model, ActivityRecordsOfHookedCallsAreNotCountedTwice) {
+  TraceBuilder b;
+  const uint32_t site = b.Stack({"cuMemAllocAsync", "Pool::grow", "train"});
+  uint64_t corr = 100;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 1000 + i * 1000;
+    b.Push(t, "it");
+    // Callback first, MEMORY2 record later (the usual order).
+    const uint64_t a = ++corr, f = ++corr;
+    b.Alloc(t + 10, 0xA000, 512, MemoryKind::kPool, "cuMemAllocAsync", site).corr = a;
+    b.Free(t + 20, 0xA000).corr = f;
+    // MEMORY2 first, then the callback, for a leaked allocation.
+    const uint64_t l = ++corr;
+    Activity(&b, EventType::kAlloc, t + 30, 0xB000 + i * 512, 512, l);
+    b.Alloc(t + 30, 0xB000 + i * 512, 512, MemoryKind::kPool, "cuMemAllocAsync", site).corr = l;
+    // A graph allocation only MEMORY2 sees, returned in the same iteration.
+    Activity(&b, EventType::kAlloc, t + 40, 0xF0000, 4096, ++corr);
+    Activity(&b, EventType::kFree, t + 50, 0xF0000, 0, ++corr);
+    b.Launch(t + 60, 5, "k", ++corr);
+    b.Pop(t + 500);
+    Activity(&b, EventType::kAlloc, t + 600, 0xA000, 512, a);  // the late duplicates
+    Activity(&b, EventType::kFree, t + 610, 0xA000, 0, f);
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  for (double v : State(r, "allocs", "total", "all").values) EXPECT_EQ(v, 3);
+  const auto& rank = r.ranks[0];
+  EXPECT_EQ(rank.leaks.unmatched_frees, 0u);
+  EXPECT_EQ(rank.leaks.replaced_allocations, 0u);
+  EXPECT_EQ(rank.leaks.activity_duplicates, static_cast<uint64_t>(3 * kIterations));
+  ASSERT_EQ(r.accumulators.size(), 1u) << Text(r);
+  EXPECT_EQ(r.accumulators[0].key, "Pool::grow <- train");  // the callback's stack won
+  EXPECT_EQ(r.accumulators[0].growth_per_iter, 1);
+  for (const auto& api : rank.apis) EXPECT_NE(api.name, "MEMORY2");
+}
+
 TEST(Model, GpuRecordsBeforeAfterAndFromGraphs) {
   TraceBuilder b;
   uint64_t corr = 0;

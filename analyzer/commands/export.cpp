@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cuclimb export TRACE --perfetto OUT [--iterations A:B]`: the trace as Chrome JSON trace events
+// for Perfetto UI and chrome://tracing (report/perfetto_export.h). The analyzer segments the
+// trace first (Analyze()), so --iterations means the same iterations as the report.
+#include <charconv>
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/analyze.h"
+#include "commands/commands.h"
+#include "commands/progress.h"
+#include "report/perfetto_export.h"
+#include "util/args.h"
+#include "util/cli.h"
+#include "util/output_file.h"
+
+namespace cuclimb::commands {
+namespace {
+
+const std::vector<util::OptionSpec> kOptions = {
+    {"perfetto", "OUT", "write Chrome JSON trace events (Perfetto UI, chrome://tracing) to OUT ('-' = stdout)"},
+    {"iterations", "A:B", "only iterations A to B-1 (A: from A, :B up to B, N only N); default all"},
+    {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
+    {"quiet", nullptr, "print nothing on stdout and no progress"},
+};
+constexpr char kUsage[] = "cuclimb export TRACE --perfetto OUT [--iterations A:B] [--iteration NAME] [--quiet]";
+constexpr char kDescription[] =
+    "Writes the trace in the Chrome JSON trace-event format, which ui.perfetto.dev and\n"
+    "chrome://tracing open: a track per thread with NVTX ranges and CUDA calls, a track per GPU\n"
+    "stream with its kernels, an iterations track, and counters for live bytes, live allocations,\n"
+    "live handles, gauges and the profiler's own time. Iterations are the analyzer's (the same as\n"
+    "in `cuclimb analyze`); --iterations cuts a long run down to a window a browser opens\n"
+    "comfortably. See docs/reports.md.";
+
+bool ParseIndex(std::string_view s, int64_t* out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size() && *out >= 0;
+}
+
+absl::Status ParseRange(const std::string& text, analysis::PerfettoOptions* o) {
+  const size_t colon = text.find(':');
+  const auto bad = [&]() {
+    return util::UsageError(absl::StrCat("--iterations wants A:B, A:, :B or N (iteration numbers from 0), not '",
+                                         text, "'"));
+  };
+  if (colon == std::string::npos) {
+    if (!ParseIndex(text, &o->first_iteration)) return bad();
+    o->end_iteration = o->first_iteration + 1;
+    return absl::OkStatus();
+  }
+  const std::string_view a = std::string_view(text).substr(0, colon), b = std::string_view(text).substr(colon + 1);
+  if (!a.empty() && !ParseIndex(a, &o->first_iteration)) return bad();
+  if (!b.empty() && !ParseIndex(b, &o->end_iteration)) return bad();
+  if (!b.empty() && o->end_iteration <= o->first_iteration) return bad();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunExport(int argc, char** argv) {
+  auto args = util::ParseArgs(argc, argv, 1, kOptions);
+  if (!args.ok()) return util::ReportError("export", util::UsageError(std::string(args.status().message())));
+  if (args->help) {
+    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
+    return util::kExitOk;
+  }
+  const std::string out_path = args->Get("perfetto");
+  if (args->positionals.size() != 1 || out_path.empty()) {
+    return util::ReportError("export", util::UsageError(absl::StrCat("expected one TRACE and --perfetto OUT\nusage: ", kUsage)));
+  }
+  analysis::PerfettoOptions po;
+  if (args->Has("iterations")) {
+    if (absl::Status s = ParseRange(args->Get("iterations"), &po); !s.ok()) return util::ReportError("export", s);
+  }
+  const std::string& path = args->positionals[0];
+  const bool quiet = args->Has("quiet") || out_path == "-";
+  ProgressBar bar("export", !args->Has("quiet"));
+  analysis::AnalyzeOptions ao;
+  ao.iteration = args->Get("iteration");
+  ao.progress = [&bar](const analysis::Progress& p) { bar.Update("segmenting", p); };
+  auto report = analysis::Analyze({path}, ao);
+  if (!report.ok()) {
+    bar.Clear();
+    return util::ReportError("export", report.status());
+  }
+  auto reader = trace::TraceReader::Open(path);
+  if (!reader.ok()) {
+    bar.Clear();
+    return util::ReportError("export", reader.status());
+  }
+  auto file = util::OutputFile::Open(out_path);
+  if (!file.ok()) {
+    bar.Clear();
+    return util::ReportError("export", file.status());
+  }
+  po.progress = [&bar](uint64_t done, uint64_t total, uint64_t events) { bar.Update("writing", done, total, events); };
+  auto stats = analysis::ExportPerfetto(reader->get(), report->ranks[0], po,
+                                        [&file](std::string_view bytes) { return (*file)->Write(bytes); });
+  bar.Clear();
+  if (!stats.ok()) {
+    return util::ReportError("export", stats.status().message().find("--iterations") == 0
+                                           ? util::UsageError(std::string(stats.status().message()))
+                                           : stats.status());
+  }
+  if (absl::Status s = (*file)->Close(); !s.ok()) return util::ReportError("export", s);
+  if (!quiet) {
+    std::printf("wrote %s: %llu trace events from %llu trace records, %lld iterations (%.3f s of trace)\n"
+                "open it in https://ui.perfetto.dev (works offline once loaded) or chrome://tracing\n",
+                out_path.c_str(), static_cast<unsigned long long>(stats->trace_events_written),
+                static_cast<unsigned long long>(stats->events_read), static_cast<long long>(stats->iterations),
+                static_cast<double>(stats->window_end_ns - stats->window_start_ns) / 1e9);
+  }
+  if ((*reader)->status().partial()) {
+    std::fprintf(stderr, "cuclimb export: %s; exported what was readable\n", (*reader)->status().message.c_str());
+    return util::kExitBadTrace;
+  }
+  return util::kExitOk;
+}
+
+}  // namespace cuclimb::commands
