@@ -20,6 +20,9 @@ constexpr Subcommand kSubcommands[] = {
     {"info", cuclimb::commands::RunInfo, "summarize a trace: header, counts, span, drops, damage"},
     {"convert", cuclimb::commands::RunConvert, "convert a trace between binary and JSON Lines"},
     {"analyze", cuclimb::commands::RunAnalyze, "find the accumulators that make step time climb"},
+    {"diff", cuclimb::commands::RunDiff, "compare two runs iteration by iteration: where they diverge"},
+    {"export", cuclimb::commands::RunExport, "write a trace for Perfetto UI / chrome://tracing"},
+    {"check", cuclimb::commands::RunCheck, "CI gate: exit 1 when climb or growth exceeds limits"},
 };
 
 void PrintUsage(std::FILE* out) {

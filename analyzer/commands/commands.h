@@ -9,5 +9,8 @@ int RunConvert(int argc, char** argv);
 int RunInfo(int argc, char** argv);
 int RunRecord(int argc, char** argv);
 int RunAnalyze(int argc, char** argv);
+int RunDiff(int argc, char** argv);
+int RunExport(int argc, char** argv);
+int RunCheck(int argc, char** argv);
 
 }  // namespace cuclimb::commands

@@ -128,8 +128,8 @@ DiffEntry Entry(std::string key, std::string metric, std::string unit, const Ser
   const Series zeros(pairs.size(), 0.0);
   if (base) e.base_series = Pick(*base, pairs, true);
   if (other) e.other_series = Pick(*other, pairs, false);
-  if (base) e.base = Levels(e.base_series);
-  if (other) e.other = Levels(e.other_series);
+  if (base || missing_is_zero) e.base = Levels(base ? e.base_series : zeros);
+  if (other || missing_is_zero) e.other = Levels(other ? e.other_series : zeros);
   const double bl = e.base ? e.base->last : 0, ol = e.other ? e.other->last : 0;
   e.delta_last = ol - bl;
   if (bl != 0) e.delta_pct = 100 * e.delta_last / std::fabs(bl);
@@ -149,9 +149,10 @@ DiffEntry Entry(std::string key, std::string metric, std::string unit, const Ser
   }
   if (e.diverges_at >= 0) {
     const size_t i = static_cast<size_t>(e.diverges_at);
-    e.what = absl::StrCat("from iteration ", e.diverges_at, ": base ", base ? Fmt(a[i], e.unit) : "absent", ", other ",
-                          other ? Fmt(b[i], e.unit) : "absent", "; at the end: base ",
-                          base ? Fmt(bl, e.unit) : "absent", ", other ", other ? Fmt(ol, e.unit) : "absent");
+    const bool has_a = base || missing_is_zero, has_b = other || missing_is_zero;
+    e.what = absl::StrCat("from iteration ", e.diverges_at, ": base ", has_a ? Fmt(a[i], e.unit) : "absent", ", other ",
+                          has_b ? Fmt(b[i], e.unit) : "absent", "; at the end: base ",
+                          has_a ? Fmt(bl, e.unit) : "absent", ", other ", has_b ? Fmt(ol, e.unit) : "absent");
   }
   return e;
 }
@@ -371,8 +372,10 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   std::vector<std::string> climbs;
   for (const DiffEntry& e : d.ranges) {
     if (e.diverges_at < 0 || !e.base || !e.other) continue;
-    climbs.push_back(absl::StrFormat("%s %+.1f%% in other vs %+.1f%% in base (from iteration %d)", e.key,
-                                     e.other->change_pct, e.base->change_pct, e.diverges_at));
+    climbs.push_back(absl::StrFormat("%s %s → %s (%+.1f%%) in base, %s → %s (%+.1f%%) in other, apart from iteration %d",
+                                     e.key, FormatMs(e.base->first), FormatMs(e.base->last), e.base->change_pct,
+                                     FormatMs(e.other->first), FormatMs(e.other->last), e.other->change_pct,
+                                     e.diverges_at));
     if (climbs.size() == 3) break;
   }
   if (!climbs.empty()) absl::StrAppend(&d.summary, " Ranges: ", absl::StrJoin(climbs, "; "), ".");

@@ -44,19 +44,21 @@ const char* EnumName(const char* const (&names)[N], uint8_t v) {
   return v < N ? names[v] : "unknown";
 }
 
+std::string Q(absl::string_view s) { return JsonQuote(std::string_view(s.data(), s.size())); }
+
 class Writer {
  public:
   explicit Writer(const std::function<absl::Status(std::string_view)>& write) : write_(write) {}
 
-  absl::Status Begin(std::string_view other_data) {
+  absl::Status Begin(absl::string_view other_data) {
     buf_ = absl::StrCat("{\"displayTimeUnit\":\"ns\",\"otherData\":", other_data, ",\"traceEvents\":[\n");
     return absl::OkStatus();
   }
   // One trace event object (without braces' commas): `body` is `"ph":...` etc.
-  absl::Status Add(std::string_view body) {
+  absl::Status Add(absl::string_view body) {
     if (count_++ > 0) buf_.append(",\n");
     buf_.push_back('{');
-    buf_.append(body);
+    buf_.append(body.data(), body.size());
     buf_.push_back('}');
     if (buf_.size() >= kFlushBytes) return Flush();
     return absl::OkStatus();
@@ -69,7 +71,7 @@ class Writer {
 
  private:
   absl::Status Flush() {
-    absl::Status s = write_(buf_);
+    absl::Status s = write_(std::string_view(buf_));
     buf_.clear();
     return s;
   }
@@ -98,7 +100,7 @@ class Exporter {
       const IterationSpan& s = spans[static_cast<size_t>(i)];
       CUCLIMB_RETURN_IF_ERROR(Slice(pid_, kIterationsTid, s.start_ns, s.end_ns - s.start_ns,
                                     absl::StrCat("iteration ", i),
-                                    absl::StrCat("\"iteration\":", i, ",\"payload\":", s.payload)));
+                                    absl::StrCat("\"iteration\":", i, ",\"payload\":", s.payload), "iteration"));
     }
     return absl::OkStatus();
   }
@@ -139,7 +141,7 @@ class Exporter {
         return Call(ev, Str(ev.api), ev.value != 0 ? absl::StrCat("\"result\":", ev.value) : "");
       case EventType::kLaunch:
         return Call(ev, absl::StrCat("launch ", Str(ev.name)),
-                    absl::StrCat("\"kernel\":", JsonQuote(Str(ev.name)), ",\"api\":", JsonQuote(Str(ev.api)),
+                    absl::StrCat("\"kernel\":", Q(Str(ev.name)), ",\"api\":", Q(Str(ev.api)),
                                  ",\"stream\":\"", Hex(ev.stream), "\",\"grid\":", Dims(ev.grid),
                                  ",\"block\":", Dims(ev.block)));
       case EventType::kAlloc:
@@ -168,7 +170,7 @@ class Exporter {
                        absl::StrCat("\"self_us\":", Us(ev.value), ",\"events\":", ev.size));
       case EventType::kDrops:
         return Instant(ev, absl::StrCat("dropped ", ev.value, " events: ", Str(ev.text)), "g", "cuclimb",
-                       absl::StrCat("\"count\":", ev.value, ",\"reason\":", JsonQuote(Str(ev.text))));
+                       absl::StrCat("\"count\":", ev.value, ",\"reason\":", Q(Str(ev.text))));
       case EventType::kRecording:
         return Instant(ev, ev.value != 0 ? "recording resumed" : "recording paused", "g", "cuclimb", "");
       case EventType::kHeap:
@@ -218,35 +220,38 @@ class Exporter {
   static std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
   static std::string Dims(const uint32_t (&d)[3]) { return absl::StrFormat("[%d,%d,%d]", d[0], d[1], d[2]); }
 
-  std::string_view Str(uint32_t id) const { return reader_->Str(id); }
+  absl::string_view Str(uint32_t id) const {
+    const std::string_view s = reader_->Str(id);
+    return absl::string_view(s.data(), s.size());
+  }
   std::string RangeName(uint32_t name, uint32_t domain) const {
     if (domain == format::kNoString) return std::string(Str(name));
     return absl::StrCat(Str(domain), "::", Str(name));
   }
   bool In(int64_t ts) const { return ts >= w0_ && ts <= w1_; }
 
-  absl::Status Meta(int64_t pid, uint32_t tid, std::string_view what, std::string_view name, int64_t sort = 0) {
+  absl::Status Meta(int64_t pid, uint32_t tid, absl::string_view what, absl::string_view name, int64_t sort = 0) {
     if (what == "process_sort_index" || what == "thread_sort_index") {
       return out_->Add(absl::StrCat("\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid, ",\"name\":\"", what,
                                     "\",\"args\":{\"sort_index\":", sort, "}"));
     }
     return out_->Add(absl::StrCat("\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid, ",\"name\":\"", what,
-                                  "\",\"args\":{\"name\":", JsonQuote(name), "}"));
+                                  "\",\"args\":{\"name\":", Q(name), "}"));
   }
-  absl::Status ThreadName(uint32_t tid, std::string_view name) {
+  absl::Status ThreadName(uint32_t tid, absl::string_view name) {
     if (!named_threads_.insert({tid, true}).second) return absl::OkStatus();
     return Meta(pid_, tid, "thread_name", name.empty() ? absl::StrCat("thread ", tid) : std::string(name));
   }
-  absl::Status Slice(int64_t pid, uint32_t tid, int64_t ts, int64_t dur, std::string_view name,
-                     std::string_view args, std::string_view cat = "cuda") {
+  absl::Status Slice(int64_t pid, uint32_t tid, int64_t ts, int64_t dur, absl::string_view name,
+                     absl::string_view args, absl::string_view cat = "cuda") {
     return out_->Add(absl::StrCat("\"ph\":\"X\",\"pid\":", pid, ",\"tid\":", tid, ",\"ts\":", Us(ts),
                                   ",\"dur\":", Us(std::max<int64_t>(dur, 0)), ",\"cat\":\"", cat,
-                                  "\",\"name\":", JsonQuote(name), args.empty() ? "" : ",\"args\":{",
+                                  "\",\"name\":", Q(name), args.empty() ? "" : ",\"args\":{",
                                   args, args.empty() ? "" : "}"));
   }
   // A slice from start to end, clipped to the window; nothing when outside it.
-  absl::Status ClippedSlice(int64_t pid, uint32_t tid, int64_t start, int64_t end, std::string_view name,
-                            std::string_view cat, std::string_view args) {
+  absl::Status ClippedSlice(int64_t pid, uint32_t tid, int64_t start, int64_t end, absl::string_view name,
+                            absl::string_view cat, absl::string_view args) {
     if (end < w0_ || start > w1_) return absl::OkStatus();
     const bool clipped = start < w0_ || end > w1_;
     const int64_t a = std::max(start, w0_), b = std::min(end, w1_);
@@ -255,33 +260,33 @@ class Exporter {
     if (clipped) absl::StrAppend(&all, all.empty() ? "" : ",", "\"clipped\":true");
     return Slice(pid, tid, a, b - a, name, all, cat);
   }
-  absl::Status Call(const Event& ev, std::string_view name, std::string_view args) {
+  absl::Status Call(const Event& ev, absl::string_view name, absl::string_view args) {
     if (!In(ev.ts)) return absl::OkStatus();
     CUCLIMB_RETURN_IF_ERROR(ThreadName(ev.tid, ""));
     std::string all(args);
     if (ev.corr != 0) absl::StrAppend(&all, all.empty() ? "" : ",", "\"corr\":", ev.corr);
     return Slice(pid_, ev.tid, ev.ts, ev.dur, name, all);
   }
-  absl::Status Instant(const Event& ev, std::string_view name, std::string_view scope, std::string_view cat,
-                       std::string_view args) {
+  absl::Status Instant(const Event& ev, absl::string_view name, absl::string_view scope, absl::string_view cat,
+                       absl::string_view args) {
     if (!In(ev.ts)) return absl::OkStatus();
     if (ev.tid != 0) CUCLIMB_RETURN_IF_ERROR(ThreadName(ev.tid, ""));
     return out_->Add(absl::StrCat("\"ph\":\"i\",\"s\":\"", scope, "\",\"pid\":", pid_, ",\"tid\":", ev.tid,
-                                  ",\"ts\":", Us(ev.ts), ",\"cat\":\"", cat, "\",\"name\":", JsonQuote(name),
+                                  ",\"ts\":", Us(ev.ts), ",\"cat\":\"", cat, "\",\"name\":", Q(name),
                                   args.empty() ? "" : ",\"args\":{", args, args.empty() ? "" : "}"));
   }
   absl::Status AsyncRange(const StartedRange& s, const Event& end) {
     if (end.ts < w0_ || s.ts > w1_) return absl::OkStatus();
     const int64_t a = std::max(s.ts, w0_), b = std::min(end.ts, w1_);
-    const std::string name = JsonQuote(RangeName(s.name, s.domain));
+    const std::string name = Q(RangeName(s.name, s.domain));
     const std::string common = absl::StrCat(",\"pid\":", pid_, ",\"tid\":", s.tid, ",\"cat\":\"nvtx\",\"id\":\"",
                                             Hex(end.addr), "\",\"name\":", name);
     CUCLIMB_RETURN_IF_ERROR(out_->Add(absl::StrCat("\"ph\":\"b\",\"ts\":", Us(a), common,
                                                    s.payload != 0 ? absl::StrCat(",\"args\":{\"payload\":", s.payload, "}") : "")));
     return out_->Add(absl::StrCat("\"ph\":\"e\",\"ts\":", Us(b), common));
   }
-  absl::Status Counter(int64_t ts, std::string_view name, std::string_view args) {
-    return out_->Add(absl::StrCat("\"ph\":\"C\",\"pid\":", pid_, ",\"ts\":", Us(ts), ",\"name\":", JsonQuote(name),
+  absl::Status Counter(int64_t ts, absl::string_view name, absl::string_view args) {
+    return out_->Add(absl::StrCat("\"ph\":\"C\",\"pid\":", pid_, ",\"ts\":", Us(ts), ",\"name\":", Q(name),
                                   ",\"args\":{", args, "}"));
   }
 
@@ -299,13 +304,14 @@ class Exporter {
   absl::Status Free(const Event& ev) {
     auto it = live_.find(ev.addr);
     uint64_t size = ev.size;
-    if (it != live_.end()) {
+    const bool known = it != live_.end();
+    if (known) {
       size = it->second.size;
       Account(it->second, -1);
       live_.erase(it);
     }
     CUCLIMB_RETURN_IF_ERROR(Call(ev, Str(ev.api), absl::StrCat("\"addr\":\"", Hex(ev.addr), "\",\"bytes\":", size)));
-    return In(ev.ts) && it != live_.end() ? EmitMemoryCounters(ev.ts) : absl::OkStatus();
+    return In(ev.ts) && known ? EmitMemoryCounters(ev.ts) : absl::OkStatus();
   }
   void Account(const Live& l, int sign) {
     const size_t k = l.kind < kinds_.size() ? l.kind : 0;
@@ -473,9 +479,9 @@ absl::StatusOr<PerfettoStats> ExportPerfetto(trace::TraceReader* reader, const R
   stats.window_end_ns = cut ? w1 : rank.trace.last_ts_ns;
   Writer out(write);
   const std::string other = absl::StrCat(
-      "{\"producer\":", JsonQuote(reader->header().producer), ",\"exporter\":\"cuclimb export\",\"iterations\":\"",
-      first, ":", end, "\",\"iteration_source\":", JsonQuote(rank.iterations.source),
-      ",\"iteration_name\":", JsonQuote(rank.iterations.name), "}");
+      "{\"producer\":", Q(reader->header().producer), ",\"exporter\":\"cuclimb export\",\"iterations\":\"",
+      first, ":", end, "\",\"iteration_source\":", Q(rank.iterations.source),
+      ",\"iteration_name\":", Q(rank.iterations.name), "}");
   CUCLIMB_RETURN_IF_ERROR(out.Begin(other));
   Exporter ex(reader, rank, &out, w0, w1);
   CUCLIMB_RETURN_IF_ERROR(ex.Metadata(first, end));

@@ -738,6 +738,7 @@
     const fmtOf = (e) => byUnit(e.unit);
     const cols = [
       {label: 'key', get: (e) => e.key, name: true},
+      {label: 'metric', get: (e) => e.metric},
       {label: 'status', get: (e) => e.status},
       {label: 'base first → last', get: (e) => (e.base ? e.base.last : null), show: (e) => (e.base ? fmtOf(e)(e.base.first) + ' → ' + fmtOf(e)(e.base.last) : '–'), num: true},
       {label: 'other first → last', get: (e) => (e.other ? e.other.last : null), show: (e) => (e.other ? fmtOf(e)(e.other.first) + ' → ' + fmtOf(e)(e.other.last) : '–'), num: true},
@@ -767,7 +768,7 @@
       el('dt', null, 'aligned'), el('dd', null, D.alignment.iterations + ' iterations by ' + D.alignment.by),
       el('dt', null, 'verdict'), el('dd', null, el('span', {class: 'badge ' + (D.verdict === 'same' ? 'good' : 'bad'), id: 'verdict'}, D.verdict))));
     app.appendChild(el('div', {class: 'banner ' + (fd ? 'bad' : 'good'), id: 'first-divergence'}, D.summary));
-    if (fd && fd.items.length) app.appendChild(el('ul', null, fd.items.map((it) => el('li', null, it.category + ': ' + it.key + ' — ' + it.what))));
+    if (fd && fd.items.length) app.appendChild(el('ul', null, fd.items.map((it) => el('li', null, it.section + ' ' + it.metric + ' ' + it.key + ': ' + it.what))));
     if (D.notes.length) app.appendChild(el('ul', {class: 'notes'}, D.notes.map((n) => el('li', null, n))));
     app.appendChild(diffRows(D.ranges, 'Ranges (step time per iteration)', 'ranges', 'Robust first and last levels of each run; a range diverges where the smoothed levels differ by more than the tolerance for several iterations in a row. Click a row to overlay the two runs.'));
     app.appendChild(diffRows(D.accumulators, 'Accumulators', 'accumulators', 'Accumulators of either run by id: new in the other run, gone from it, or in both.'));

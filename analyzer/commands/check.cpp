@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...]`: an accumulation
+// regression test for CI. Prints a JSON verdict (cuclimb.check/1) on stdout; exits 0 within the
+// limits, 1 over them, 3 when the trace cannot be read (or is cut, unless --allow-partial).
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "analysis/analyze.h"
+#include "commands/commands.h"
+#include "commands/progress.h"
+#include "diff/check.h"
+#include "util/args.h"
+#include "util/cli.h"
+
+namespace cuclimb::commands {
+namespace {
+
+const std::vector<util::OptionSpec> kOptions = {
+    {"max-climb", "PCT", "fail when a range's step time climbs by more than PCT% (significant trend only)"},
+    {"max-growth", "KIND=RATE",
+     "fail when an accumulator of KIND grows faster than RATE per iteration; KIND: device_allocations, "
+     "pinned_allocations, managed_allocations, vmm_mappings, pool_reserved, streams, events, modules, graphs, "
+     "nvtx_regions, host_function, any, live_bytes, live_handles; RATE in the kind's unit, or bytes with a "
+     "B/KiB/MiB/GiB suffix",
+     true},
+    {"range", "NAME", "apply --max-climb to this range only (repeatable; default: every range)", true},
+    {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
+    {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
+    {"allow-partial", nullptr, "judge a cut or damaged trace on what was readable instead of exiting 3"},
+    {"quiet", nullptr, "no progress bar"},
+};
+constexpr char kUsage[] =
+    "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
+    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]";
+constexpr char kDescription[] =
+    "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
+    "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
+    "docs/report-schema.md) on stdout. Exit status: 0 within the limits, 1 over a limit, 2 bad\n"
+    "usage, 3 unreadable trace (or cut/damaged without --allow-partial). Without any limit, a\n"
+    "significant climb above the analyzer's own threshold (5%) fails.";
+
+}  // namespace
+
+int RunCheck(int argc, char** argv) {
+  auto args = util::ParseArgs(argc, argv, 1, kOptions);
+  if (!args.ok()) return util::ReportError("check", util::UsageError(std::string(args.status().message())));
+  if (args->help) {
+    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
+    return util::kExitOk;
+  }
+  if (args->positionals.empty()) {
+    return util::ReportError("check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+  }
+  analysis::CheckLimits limits;
+  if (args->Has("max-climb")) {
+    auto climb = args->GetDouble("max-climb", 0);
+    if (!climb.ok() || *climb < 0) return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
+    limits.max_climb_pct = *climb;
+  }
+  for (const std::string& g : args->GetAll("max-growth")) {
+    auto limit = analysis::ParseGrowthLimit(g);
+    if (!limit.ok()) return util::ReportError("check", util::UsageError(std::string(limit.status().message())));
+    limits.growth.push_back(*limit);
+  }
+  limits.ranges = args->GetAll("range");
+  analysis::AnalyzeOptions options;
+  options.iteration = args->Get("iteration");
+  options.top = 0;  // every accumulator: a limit must see all of them
+  const std::string warmup = args->Get("warmup", "auto");
+  if (warmup != "auto") {
+    auto w = args->GetInt("warmup", -1);
+    if (!w.ok() || *w < 0) return util::ReportError("check", util::UsageError("--warmup wants N ≥ 0 or 'auto'"));
+    options.thresholds.warmup = *w;
+  }
+  ProgressBar bar("check", !args->Has("quiet"));
+  options.progress = [&bar](const analysis::Progress& p) {
+    bar.Update(absl::StrCat("trace ", p.trace_index + 1, "/", p.trace_count), p);
+  };
+  auto report = analysis::Analyze(args->positionals, options);
+  bar.Clear();
+  if (!report.ok()) return util::ReportError("check", report.status());
+  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits)); !s.ok()) {
+    return util::ReportError("check", s);
+  }
+  if (!result.pass) {
+    int failures = 0;
+    for (const analysis::CheckItem& it : result.items) failures += !it.pass;
+    std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures, failures == 1 ? "" : "s");
+    return util::kExitFindings;
+  }
+  if (report->partial && !args->Has("allow-partial")) {
+    std::fprintf(stderr, "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
+    return util::kExitBadTrace;
+  }
+  return util::kExitOk;
+}
+
+}  // namespace cuclimb::commands
