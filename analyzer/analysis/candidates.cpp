@@ -84,8 +84,17 @@ std::string Evidence(const Accumulator& a) {
     absl::StrAppend(&s, "; at ", a.site.label);
   if (!a.examples.empty()) {
     const HandleExample& e = a.examples.front();
-    absl::StrAppendFormat(&s, "; e.g. 0x%x allocated in iteration %d, never freed", e.address,
-                          e.alloc_iteration);
+    const bool handle =
+        a.kind == "streams" || a.kind == "events" || a.kind == "modules" || a.kind == "graphs";
+    const bool region = a.kind == "nvtx_regions";
+    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, never %s", e.address,
+                          handle   ? "created"
+                          : region ? "registered"
+                                   : "allocated",
+                          e.alloc_iteration,
+                          handle   ? "destroyed"
+                          : region ? "unregistered"
+                                   : "freed");
   }
   if (!a.explains.empty()) {
     absl::StrAppend(&s, "; explains ");
