@@ -53,10 +53,13 @@ size_t ActivityTranslator::PoolGauges(int64_t ts, int32_t device, uint64_t pool,
       *seen = PoolSeen{pool, ~uint64_t{0}, ~uint64_t{0}};
     }
   }
+  // Only when the pool's reserved size changed (it grew, or gave memory back): the used size
+  // changes with every allocation, which the alloc/free events already say, and one gauge pair
+  // per record would double the trace of an allocation-heavy program.
+  if (reserved == seen->reserved) return 0;
   size_t n = 0;
   for (auto [name, value, last] : {std::tuple{str_reserved_, reserved, &seen->reserved},
                                    std::tuple{str_used_, used, &seen->used}}) {
-    if (value == *last) continue;
     Event ev = format::MakeEvent(EventType::kGauge);
     ev.ts = ts;
     ev.device = device;

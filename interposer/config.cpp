@@ -127,8 +127,15 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
       return ParseUint(value, 0, 10000, &config->sample_hz) ||
              Fail(error, error_size, key, value, "an integer from 0 to 10000");
     case OptionKey::kGaugeMs:
-      return ParseUint(value, 0, 3600u * 1000, &config->gauge_ms) ||
-             Fail(error, error_size, key, value, "milliseconds from 0 to 3600000");
+      if (Equals(value, "off")) {
+        config->gauges = false;
+        return true;
+      }
+      if (ParseUint(value, 0, 3600u * 1000, &config->gauge_ms)) {
+        config->gauges = true;
+        return true;
+      }
+      return Fail(error, error_size, key, value, "milliseconds from 0 to 3600000, or off");
     case OptionKey::kIteration:
       return ParseIterationNames(value, config) ||
              Fail(error, error_size, key, value, "at most 8 comma-separated names of < 48 bytes");

@@ -30,6 +30,7 @@ struct Config {
   uint32_t stack_depth = 32;
   uint32_t sample_hz = 0;
   uint32_t gauge_ms = 1000;
+  bool gauges = true;  // false: no writer-side CUDA queries at all (CUCLIMB_GAUGE_MS=off)
   // Iteration markers, each NUL-terminated; a name ending in '*' matches a prefix.
   char iteration[kMaxIterationNames][kMaxIterationNameBytes] = {
       "iteration", "iter", "step", "train_step", "ProfilerStep#*"};

@@ -30,9 +30,9 @@
   X(kSampleHz, "CUCLIMB_SAMPLE_HZ", "sample-hz", "HZ", "0",                                       \
     "host stack sampling of the threads that call CUDA, in samples per second per thread "        \
     "(0 off; 1000 is a good rate); uses SIGPROF")                                                 \
-  X(kGaugeMs, "CUCLIMB_GAUGE_MS", "gauge-ms", "MS", "1000",                                       \
-    "period of pool and device-memory gauges, also taken at iteration boundaries (0: iteration "  \
-    "boundaries only)")                                                                           \
+  X(kGaugeMs, "CUCLIMB_GAUGE_MS", "gauge-ms", "MS|off", "1000",                                   \
+    "period of the writer's pool and device-memory gauges, also taken at iteration boundaries "   \
+    "(0: boundaries only; off: no CUDA queries from cuclimb at all)")                              \
   X(kIteration, "CUCLIMB_ITERATION", "iteration", "NAMES",                                        \
     "iteration,iter,step,train_step,ProfilerStep#*",                                              \
     "comma-separated NVTX range or mark names that start a training iteration (an integer "       \

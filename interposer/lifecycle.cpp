@@ -303,6 +303,7 @@ void OnTick(void*, int64_t now) noexcept {
       g_capture_on.load(std::memory_order_relaxed)) {
     KernelSamplingTick(now);
   }
+  if (!g_config.gauges) return;
   if (!g_first_gauges_done) {
     g_first_gauges_done = true;
     SampleGaugesNow(now);

@@ -74,7 +74,7 @@ if [[ " $PARTS " == *" torch "* ]] && python3 -c 'import torch; assert torch.cud
     env_conf=()
     case $conf in
       default) ;;
-      profiler) extra=(--profiler 10); env_conf=(CUCLIMB_KERNELS=all) ;;
+      profiler) extra=(--profiler 10); env_conf=(CUCLIMB_KERNELS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) ;;
       *) env_conf=(PYTORCH_CUDA_ALLOC_CONF=$conf) ;;
     esac
     line=$(env "${env_conf[@]}" timeout 150 "$CUCLIMB" record --output "$WORK/torch-$name-%p.trace" -- \
@@ -150,14 +150,20 @@ proc = {}
 for r in rows:
     if r.get("kind") == "native_process" and r.get("result"):
         proc.setdefault(r["mode"], []).append(r["result"]["recording"]["median_us"])
-adam = {}
+adam, adam_trace = {}, {}
 for r in rows:
     if r.get("kind") == "adam_process" and r.get("st_ms") is not None:
         adam.setdefault(r["mode"], []).append(r["st_ms"])
-if adam.get("untraced") and adam.get("default"):
-    u, d = adam["untraced"], adam["default"]
-    print(f"process-level cuclimb-adam st: untraced {[round(x, 3) for x in u]} ms, default "
-          f"{[round(x, 3) for x in d]} ms, median ratio {statistics.median(d) / statistics.median(u) - 1:+.2%}")
+        if r.get("trace"):
+            adam_trace[r["mode"]] = r["trace"]
+if adam.get("untraced"):
+    base = statistics.median(adam["untraced"])
+    for mode, v in adam.items():
+        tr = adam_trace.get(mode, {})
+        ev = sum(tr.get("by_type", {}).values()) if tr else 0
+        spe = tr.get("self_ns", 0) / max(1, tr.get("overhead_events", 0)) if tr else 0
+        print(f"adam {mode:<20} st {[round(x, 3) for x in v]} ms  median {statistics.median(v) / base - 1:+.1%} "
+              f"events={ev} self_ns/event={spe:.0f} drops={tr.get('trailer_dropped') if tr else None}")
 if proc:
     u, d = proc.get("untraced", []), proc.get("default", [])
     print(f"process-level native: untraced {[round(x, 1) for x in u]} us, default {[round(x, 1) for x in d]} us, "

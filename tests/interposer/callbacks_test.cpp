@@ -484,11 +484,13 @@ TEST(ActivityTest, MemoryPoolAndKernelRecords) {
     EXPECT_EQ(emit(&m), 3u);  // alloc + reserved + used
     m.address = 0x7200;
     m.timestamp = base + 2000;
-    EXPECT_EQ(emit(&m), 1u);  // gauges unchanged: alloc only
+    m.memoryPoolConfig.utilizedSize = 1024;
+    EXPECT_EQ(emit(&m), 1u);  // reserved unchanged: alloc only (used follows from the events)
     m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
     m.memoryPoolConfig.utilizedSize = 0;
+    m.memoryPoolConfig.pool.size = 3 << 20;
     m.timestamp = base + 3000;
-    EXPECT_EQ(emit(&m), 2u);  // free + used
+    EXPECT_EQ(emit(&m), 3u);  // free + reserved + used: the pool grew
     CUpti_ActivityMemory4 plain{};
     plain.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
     plain.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
@@ -507,7 +509,7 @@ TEST(ActivityTest, MemoryPoolAndKernelRecords) {
     p.utilizedSize = 0;
     p.minBytesToKeep = 4096;
     p.timestamp = base + 4000;
-    EXPECT_EQ(emit(&p), 2u);  // trim + reserved (used unchanged at 0)
+    EXPECT_EQ(emit(&p), 3u);  // trim + reserved + used
 
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -540,14 +542,15 @@ TEST(ActivityTest, MemoryPoolAndKernelRecords) {
   EXPECT_EQ(allocs[2].kind, static_cast<uint8_t>(MemoryKind::kPinned));
   ASSERT_EQ(t.Count(EventType::kFree), 1u);
   const std::vector<Event> gauges = t.Of(EventType::kGauge);
-  ASSERT_EQ(gauges.size(), 4u);
+  ASSERT_EQ(gauges.size(), 6u);
   EXPECT_EQ(t.Str(gauges[0].name), "pool.reserved");
   EXPECT_EQ(gauges[0].value, 2 << 20);
   EXPECT_EQ(gauges[0].handle, 0x70000u);
   EXPECT_EQ(t.Str(gauges[1].name), "pool.used");
   EXPECT_EQ(gauges[1].value, 512);
-  EXPECT_EQ(gauges[2].value, 0);        // used after the release
-  EXPECT_EQ(gauges[3].value, 1 << 20);  // reserved after the trim
+  EXPECT_EQ(gauges[2].value, 3 << 20);  // reserved after the release's growth
+  EXPECT_EQ(gauges[3].value, 0);        // used then
+  EXPECT_EQ(gauges[4].value, 1 << 20);  // reserved after the trim
   ASSERT_EQ(t.Count(EventType::kPoolTrim), 1u);
   const std::vector<Event> kernels = t.Of(EventType::kKernel);
   ASSERT_EQ(kernels.size(), 1u);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -254,7 +255,10 @@ void CheckCommon(const std::string& scenario, const Trace& t, bool expect_comple
 bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summary) {
   const int before = g_failures;
   const std::string dir = top + "/" + scenario;
-  mkdir(dir.c_str(), 0700);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    Check(false, scenario, "cannot create " + dir + ": " + std::strerror(errno));
+    return false;
+  }
   std::vector<std::pair<std::string, std::string>> env;
   std::string program_scenario = scenario;
   bool complete = true;
@@ -383,6 +387,7 @@ int main(int argc, char** argv) {
     scenarios = {"families", "families-default", "dlopen", "threads", "capture", "capture-safe",
                  "fork", "sigkill"};
   }
+  mkdir(dir.c_str(), 0700);  // --out may name a directory that does not exist yet
   std::FILE* summary = std::fopen((dir + "/gpu-summary.jsonl").c_str(), "w");
   for (const std::string& s : scenarios) RunOne(dir, s, summary);
   if (summary != nullptr) std::fclose(summary);
