@@ -7,7 +7,8 @@
 #
 #   OUT=/some/dir scripts/gpu-interposer.sh [BUILD_DIR] [PART...]
 # PART: tests torch overhead (default: all three). BUILD_DIR defaults to build-ip and must hold a
-# build of the whole tree (interposer, analyzer, tests, bench).
+# build of the whole tree (interposer, analyzer, tests, bench). TORCH_CHECKS, and LOOPS and
+# *_MODES of scripts/step_overhead.sh, narrow a run down.
 #   scripts/gpu-interposer.sh --pack BUILD_DIR DEST_DIR
 # copies the binaries the run needs, stripped of debug info, into DEST_DIR with the build tree's
 # layout (the device tool carries at most 64 MiB), e.g. --pack build-ip build-ip-gpu; then run
@@ -68,7 +69,7 @@ fi
 
 if [[ " $PARTS " == *" torch "* ]] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   echo "== PyTorch under cuclimb record"
-  for conf in default expandable_segments:True backend:cudaMallocAsync profiler; do
+  for conf in ${TORCH_CHECKS:-default expandable_segments:True backend:cudaMallocAsync profiler}; do
     name=${conf%%:*}
     extra=()
     env_conf=()
