@@ -288,8 +288,12 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
     }
     DiffEntry e = Entry(id, "live", any.unit, sb, so, false, pairs, o, false);
     e.status = p.first && p.second ? "both" : p.first ? "only_base" : "only_other";
-    if (!p.first && !sb) e.diverges_at = std::max<int64_t>(0, p.second->growth_start_iteration - d.other_offset);
-    if (!p.second && !so) e.diverges_at = std::max<int64_t>(0, p.first->growth_start_iteration - d.base_offset);
+    if (!sb || !so) {
+      // Nothing to compare with in the run without it: it differs from where it leaves its
+      // starting level for good.
+      const Series& present = sb ? e.base_series : e.other_series;
+      e.diverges_at = present.empty() ? -1 : FirstDivergence(present, Series(present.size(), present[0]), false, o);
+    }
     e.base_growth = p.first ? p.first->growth_per_iter : 0;
     e.other_growth = p.second ? p.second->growth_per_iter : 0;
     e.explains = any.explains;
