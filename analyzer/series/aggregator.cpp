@@ -117,11 +117,13 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   switch (ev.type) {
     case EventType::kAlloc:
       OnAlloc(ev, slot);
-      if (ev.tid != 0) ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
+      if (ev.tid != 0)
+        ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
     case EventType::kFree:
       OnFree(ev, slot);
-      if (ev.tid != 0) ApiTime(ev, ev.api, slot);
+      if (ev.tid != 0)
+        ApiTime(ev, ev.api, slot);
       break;
     case EventType::kVmm:
       OnVmm(ev, slot);
@@ -296,7 +298,7 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
   for (size_t j = index; j < t.open.size(); ++j) {
     t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
   }
-  if (o.dup)
+  if (o.dup || !count)
     return;
   RangeSeries& r = a_.ranges[o.range];
   SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
