@@ -128,6 +128,10 @@ DiffEntry Entry(std::string key, std::string metric, std::string unit, const Ser
   const Series zeros(pairs.size(), 0.0);
   if (base) e.base_series = Pick(*base, pairs, true);
   if (other) e.other_series = Pick(*other, pairs, false);
+  if (missing_is_zero) {
+    if (!base) e.base_series = zeros;
+    if (!other) e.other_series = zeros;
+  }
   if (base || missing_is_zero) e.base = Levels(base ? e.base_series : zeros);
   if (other || missing_is_zero) e.other = Levels(other ? e.other_series : zeros);
   const double bl = e.base ? e.base->last : 0, ol = e.other ? e.other->last : 0;
