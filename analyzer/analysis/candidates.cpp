@@ -333,7 +333,6 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       AddSeries(ctx, report, "creates", "handle_type", type, "calls", fl.in);
       AddSeries(ctx, report, "destroys", "handle_type", type, "calls", fl.out);
     }
-    const size_t first_handle_acc = accepted.size();
     std::vector<int> acc_of_hgroup(hgroups.size(), -1);
     for (size_t gi = 0; gi < hgroups.size(); ++gi) {
       Accumulator acc;
@@ -370,7 +369,6 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       if (acc_of_hgroup[gi] >= 0)
         accepted[static_cast<size_t>(acc_of_hgroup[gi])].examples = ex[gi].Sorted();
     }
-    (void)first_handle_acc;
   }
 
   // NVTX memory regions, per heap.
