@@ -2,6 +2,8 @@
 // `cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...]`: an accumulation
 // regression test for CI. Prints a JSON verdict (cuclimb.check/1) on stdout; exits 0 within the
 // limits, 1 over them, 3 when the trace cannot be read (or is cut, unless --allow-partial).
+#include "diff/check.h"
+
 #include <cstdio>
 #include <string>
 
@@ -9,7 +11,6 @@
 #include "analysis/analyze.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
-#include "diff/check.h"
 #include "util/args.h"
 #include "util/cli.h"
 
@@ -17,17 +18,23 @@ namespace cuclimb::commands {
 namespace {
 
 const std::vector<util::OptionSpec> kOptions = {
-    {"max-climb", "PCT", "fail when a range's step time climbs by more than PCT% (significant trend only)"},
+    {"max-climb", "PCT",
+     "fail when a range's step time climbs by more than PCT% (significant trend only)"},
     {"max-growth", "KIND=RATE",
-     "fail when an accumulator of KIND grows faster than RATE per iteration; KIND: device_allocations, "
-     "pinned_allocations, managed_allocations, vmm_mappings, pool_reserved, streams, events, modules, graphs, "
-     "nvtx_regions, host_function, any, live_bytes, live_handles; RATE in the kind's unit, or bytes with a "
+     "fail when an accumulator of KIND grows faster than RATE per iteration; KIND: "
+     "device_allocations, "
+     "pinned_allocations, managed_allocations, vmm_mappings, pool_reserved, streams, events, "
+     "modules, graphs, "
+     "nvtx_regions, host_function, any, live_bytes, live_handles; RATE in the kind's unit, or "
+     "bytes with a "
      "B/KiB/MiB/GiB suffix",
      true},
-    {"range", "NAME", "apply --max-climb to this range only (repeatable; default: every range)", true},
+    {"range", "NAME", "apply --max-climb to this range only (repeatable; default: every range)",
+     true},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
-    {"allow-partial", nullptr, "judge a cut or damaged trace on what was readable instead of exiting 3"},
+    {"allow-partial", nullptr,
+     "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"quiet", nullptr, "no progress bar"},
 };
 constexpr char kUsage[] =
@@ -44,23 +51,27 @@ constexpr char kDescription[] =
 
 int RunCheck(int argc, char** argv) {
   auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("check", util::UsageError(std::string(args.status().message())));
+  if (!args.ok())
+    return util::ReportError("check", util::UsageError(std::string(args.status().message())));
   if (args->help) {
     std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
     return util::kExitOk;
   }
   if (args->positionals.empty()) {
-    return util::ReportError("check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+    return util::ReportError(
+        "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
   }
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
     auto climb = args->GetDouble("max-climb", 0);
-    if (!climb.ok() || *climb < 0) return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
+    if (!climb.ok() || *climb < 0)
+      return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
     limits.max_climb_pct = *climb;
   }
   for (const std::string& g : args->GetAll("max-growth")) {
     auto limit = analysis::ParseGrowthLimit(g);
-    if (!limit.ok()) return util::ReportError("check", util::UsageError(std::string(limit.status().message())));
+    if (!limit.ok())
+      return util::ReportError("check", util::UsageError(std::string(limit.status().message())));
     limits.growth.push_back(*limit);
   }
   limits.ranges = args->GetAll("range");
@@ -70,7 +81,8 @@ int RunCheck(int argc, char** argv) {
   const std::string warmup = args->Get("warmup", "auto");
   if (warmup != "auto") {
     auto w = args->GetInt("warmup", -1);
-    if (!w.ok() || *w < 0) return util::ReportError("check", util::UsageError("--warmup wants N ≥ 0 or 'auto'"));
+    if (!w.ok() || *w < 0)
+      return util::ReportError("check", util::UsageError("--warmup wants N ≥ 0 or 'auto'"));
     options.thresholds.warmup = *w;
   }
   ProgressBar bar("check", !args->Has("quiet"));
@@ -79,19 +91,24 @@ int RunCheck(int argc, char** argv) {
   };
   auto report = analysis::Analyze(args->positionals, options);
   bar.Clear();
-  if (!report.ok()) return util::ReportError("check", report.status());
+  if (!report.ok())
+    return util::ReportError("check", report.status());
   const analysis::CheckResult result = analysis::RunCheck(*report, limits);
-  if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits)); !s.ok()) {
+  if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits));
+      !s.ok()) {
     return util::ReportError("check", s);
   }
   if (!result.pass) {
     int failures = 0;
     for (const analysis::CheckItem& it : result.items) failures += !it.pass;
-    std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures, failures == 1 ? "" : "s");
+    std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures,
+                 failures == 1 ? "" : "s");
     return util::kExitFindings;
   }
   if (report->partial && !args->Has("allow-partial")) {
-    std::fprintf(stderr, "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
+    std::fprintf(
+        stderr,
+        "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
     return util::kExitBadTrace;
   }
   return util::kExitOk;

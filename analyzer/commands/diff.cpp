@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cuclimb diff BASE OTHER`: two runs aligned by iteration and stable keys; the first iteration
 // where they diverge and what differs (diff/diff.h). Terminal, --json and --html.
+#include "diff/diff.h"
+
 #include <cstdio>
 #include <string>
 
@@ -8,7 +10,6 @@
 #include "analysis/analyze.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
-#include "diff/diff.h"
 #include "util/args.h"
 #include "util/cli.h"
 
@@ -18,16 +19,20 @@ namespace {
 const std::vector<util::OptionSpec> kOptions = {
     {"json", "FILE", "write the diff as JSON (schema cuclimb.diff/1) to FILE ('-' = stdout)"},
     {"html", "FILE", "write the diff as one self-contained HTML page to FILE"},
-    {"iteration", "NAME", "NVTX range or mark that delimits iterations in both runs (default: automatic)"},
-    {"time-tolerance-pct", "X", "times diverge beyond X% of their level and their noise (default 5)"},
+    {"iteration", "NAME",
+     "NVTX range or mark that delimits iterations in both runs (default: automatic)"},
+    {"time-tolerance-pct", "X",
+     "times diverge beyond X% of their level and their noise (default 5)"},
     {"count-tolerance-pct", "X", "counts diverge beyond max(0.5, X% of their level) (default 1)"},
     {"persist", "N", "iterations a difference must last to count (default: max(3, aligned/50))"},
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
-    "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME] [--time-tolerance-pct X]\n"
-    "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] [--quiet]";
+    "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME] [--time-tolerance-pct "
+    "X]\n"
+    "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] "
+    "[--quiet]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -40,21 +45,26 @@ constexpr char kDescription[] =
 
 int RunDiff(int argc, char** argv) {
   auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("diff", util::UsageError(std::string(args.status().message())));
+  if (!args.ok())
+    return util::ReportError("diff", util::UsageError(std::string(args.status().message())));
   if (args->help) {
     std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
     return util::kExitOk;
   }
   if (args->positionals.size() != 2) {
-    return util::ReportError("diff", util::UsageError(absl::StrCat("expected BASE and OTHER traces\nusage: ", kUsage)));
+    return util::ReportError(
+        "diff", util::UsageError(absl::StrCat("expected BASE and OTHER traces\nusage: ", kUsage)));
   }
   analysis::DiffOptions d;
   auto time_tol = args->GetDouble("time-tolerance-pct", d.time_tolerance_pct);
   auto count_tol = args->GetDouble("count-tolerance-pct", d.count_tolerance_pct);
   auto persist = args->GetInt("persist", d.persist);
-  if (!time_tol.ok() || *time_tol < 0) return util::ReportError("diff", util::UsageError("--time-tolerance-pct wants X ≥ 0"));
-  if (!count_tol.ok() || *count_tol < 0) return util::ReportError("diff", util::UsageError("--count-tolerance-pct wants X ≥ 0"));
-  if (!persist.ok() || *persist < 0) return util::ReportError("diff", util::UsageError("--persist wants N ≥ 0"));
+  if (!time_tol.ok() || *time_tol < 0)
+    return util::ReportError("diff", util::UsageError("--time-tolerance-pct wants X ≥ 0"));
+  if (!count_tol.ok() || *count_tol < 0)
+    return util::ReportError("diff", util::UsageError("--count-tolerance-pct wants X ≥ 0"));
+  if (!persist.ok() || *persist < 0)
+    return util::ReportError("diff", util::UsageError("--persist wants N ≥ 0"));
   d.time_tolerance_pct = *time_tol;
   d.count_tolerance_pct = *count_tol;
   d.persist = *persist;
@@ -68,28 +78,37 @@ int RunDiff(int argc, char** argv) {
     analysis::AnalyzeOptions options;
     options.iteration = args->Get("iteration");
     options.top = 0;
-    options.progress = [&bar, label = labels[i]](const analysis::Progress& p) { bar.Update(label, p); };
+    options.progress = [&bar, label = labels[i]](const analysis::Progress& p) {
+      bar.Update(label, p);
+    };
     auto report = analysis::Analyze({args->positionals[static_cast<size_t>(i)]}, options);
     bar.Clear();
-    if (!report.ok()) return util::ReportError("diff", report.status());
+    if (!report.ok())
+      return util::ReportError("diff", report.status());
     partial |= report->partial;
     reports[i] = *std::move(report);
   }
   const analysis::DiffReport diff = analysis::DiffReports(reports[0], reports[1], d);
   if (!json_path.empty()) {
     auto json = analysis::DiffToJson(diff);
-    if (!json.ok()) return util::ReportError("diff", util::OutputError(json.status()));
-    if (absl::Status s = util::WriteFile(json_path, *json); !s.ok()) return util::ReportError("diff", s);
+    if (!json.ok())
+      return util::ReportError("diff", util::OutputError(json.status()));
+    if (absl::Status s = util::WriteFile(json_path, *json); !s.ok())
+      return util::ReportError("diff", s);
   }
   if (!html_path.empty()) {
     auto html = analysis::DiffToHtml(diff);
-    if (!html.ok()) return util::ReportError("diff", util::OutputError(html.status()));
-    if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("diff", s);
+    if (!html.ok())
+      return util::ReportError("diff", util::OutputError(html.status()));
+    if (absl::Status s = util::WriteFile(html_path, *html); !s.ok())
+      return util::ReportError("diff", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::DiffToText(diff)); !s.ok()) return util::ReportError("diff", s);
+    if (absl::Status s = util::WriteFile("-", analysis::DiffToText(diff)); !s.ok())
+      return util::ReportError("diff", s);
   }
-  if (args->Has("fail-on-divergence") && diff.verdict == "diverged") return util::kExitFindings;
+  if (args->Has("fail-on-divergence") && diff.verdict == "diverged")
+    return util::kExitFindings;
   if (partial) {
     std::fprintf(stderr, "cuclimb diff: a trace is cut or damaged; compared what was readable\n");
     return util::kExitBadTrace;

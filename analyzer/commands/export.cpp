@@ -20,12 +20,15 @@ namespace cuclimb::commands {
 namespace {
 
 const std::vector<util::OptionSpec> kOptions = {
-    {"perfetto", "OUT", "write Chrome JSON trace events (Perfetto UI, chrome://tracing) to OUT ('-' = stdout)"},
-    {"iterations", "A:B", "only iterations A to B-1 (A: from A, :B up to B, N only N); default all"},
+    {"perfetto", "OUT",
+     "write Chrome JSON trace events (Perfetto UI, chrome://tracing) to OUT ('-' = stdout)"},
+    {"iterations", "A:B",
+     "only iterations A to B-1 (A: from A, :B up to B, N only N); default all"},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"quiet", nullptr, "print nothing on stdout and no progress"},
 };
-constexpr char kUsage[] = "cuclimb export TRACE --perfetto OUT [--iterations A:B] [--iteration NAME] [--quiet]";
+constexpr char kUsage[] =
+    "cuclimb export TRACE --perfetto OUT [--iterations A:B] [--iteration NAME] [--quiet]";
 constexpr char kDescription[] =
     "Writes the trace in the Chrome JSON trace-event format, which ui.perfetto.dev and\n"
     "chrome://tracing open: a track per thread with NVTX ranges and CUDA calls, a track per GPU\n"
@@ -42,18 +45,23 @@ bool ParseIndex(std::string_view s, int64_t* out) {
 absl::Status ParseRange(const std::string& text, analysis::PerfettoOptions* o) {
   const size_t colon = text.find(':');
   const auto bad = [&]() {
-    return util::UsageError(absl::StrCat("--iterations wants A:B, A:, :B or N (iteration numbers from 0), not '",
-                                         text, "'"));
+    return util::UsageError(absl::StrCat(
+        "--iterations wants A:B, A:, :B or N (iteration numbers from 0), not '", text, "'"));
   };
   if (colon == std::string::npos) {
-    if (!ParseIndex(text, &o->first_iteration)) return bad();
+    if (!ParseIndex(text, &o->first_iteration))
+      return bad();
     o->end_iteration = o->first_iteration + 1;
     return absl::OkStatus();
   }
-  const std::string_view a = std::string_view(text).substr(0, colon), b = std::string_view(text).substr(colon + 1);
-  if (!a.empty() && !ParseIndex(a, &o->first_iteration)) return bad();
-  if (!b.empty() && !ParseIndex(b, &o->end_iteration)) return bad();
-  if (!b.empty() && o->end_iteration <= o->first_iteration) return bad();
+  const std::string_view a = std::string_view(text).substr(0, colon),
+                         b = std::string_view(text).substr(colon + 1);
+  if (!a.empty() && !ParseIndex(a, &o->first_iteration))
+    return bad();
+  if (!b.empty() && !ParseIndex(b, &o->end_iteration))
+    return bad();
+  if (!b.empty() && o->end_iteration <= o->first_iteration)
+    return bad();
   return absl::OkStatus();
 }
 
@@ -61,18 +69,22 @@ absl::Status ParseRange(const std::string& text, analysis::PerfettoOptions* o) {
 
 int RunExport(int argc, char** argv) {
   auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("export", util::UsageError(std::string(args.status().message())));
+  if (!args.ok())
+    return util::ReportError("export", util::UsageError(std::string(args.status().message())));
   if (args->help) {
     std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
     return util::kExitOk;
   }
   const std::string out_path = args->Get("perfetto");
   if (args->positionals.size() != 1 || out_path.empty()) {
-    return util::ReportError("export", util::UsageError(absl::StrCat("expected one TRACE and --perfetto OUT\nusage: ", kUsage)));
+    return util::ReportError(
+        "export",
+        util::UsageError(absl::StrCat("expected one TRACE and --perfetto OUT\nusage: ", kUsage)));
   }
   analysis::PerfettoOptions po;
   if (args->Has("iterations")) {
-    if (absl::Status s = ParseRange(args->Get("iterations"), &po); !s.ok()) return util::ReportError("export", s);
+    if (absl::Status s = ParseRange(args->Get("iterations"), &po); !s.ok())
+      return util::ReportError("export", s);
   }
   const std::string& path = args->positionals[0];
   const bool quiet = args->Has("quiet") || out_path == "-";
@@ -95,25 +107,32 @@ int RunExport(int argc, char** argv) {
     bar.Clear();
     return util::ReportError("export", file.status());
   }
-  po.progress = [&bar](uint64_t done, uint64_t total, uint64_t events) { bar.Update("writing", done, total, events); };
-  auto stats = analysis::ExportPerfetto(reader->get(), report->ranks[0], po,
-                                        [&file](std::string_view bytes) { return (*file)->Write(bytes); });
+  po.progress = [&bar](uint64_t done, uint64_t total, uint64_t events) {
+    bar.Update("writing", done, total, events);
+  };
+  auto stats =
+      analysis::ExportPerfetto(reader->get(), report->ranks[0], po,
+                               [&file](std::string_view bytes) { return (*file)->Write(bytes); });
   bar.Clear();
   if (!stats.ok()) {
     return util::ReportError("export", stats.status().message().find("--iterations") == 0
                                            ? util::UsageError(std::string(stats.status().message()))
                                            : stats.status());
   }
-  if (absl::Status s = (*file)->Close(); !s.ok()) return util::ReportError("export", s);
+  if (absl::Status s = (*file)->Close(); !s.ok())
+    return util::ReportError("export", s);
   if (!quiet) {
-    std::printf("wrote %s: %llu trace events from %llu trace records, %lld iterations (%.3f s of trace)\n"
-                "open it in https://ui.perfetto.dev (works offline once loaded) or chrome://tracing\n",
-                out_path.c_str(), static_cast<unsigned long long>(stats->trace_events_written),
-                static_cast<unsigned long long>(stats->events_read), static_cast<long long>(stats->iterations),
-                static_cast<double>(stats->window_end_ns - stats->window_start_ns) / 1e9);
+    std::printf(
+        "wrote %s: %llu trace events from %llu trace records, %lld iterations (%.3f s of trace)\n"
+        "open it in https://ui.perfetto.dev (works offline once loaded) or chrome://tracing\n",
+        out_path.c_str(), static_cast<unsigned long long>(stats->trace_events_written),
+        static_cast<unsigned long long>(stats->events_read),
+        static_cast<long long>(stats->iterations),
+        static_cast<double>(stats->window_end_ns - stats->window_start_ns) / 1e9);
   }
   if ((*reader)->status().partial()) {
-    std::fprintf(stderr, "cuclimb export: %s; exported what was readable\n", (*reader)->status().message.c_str());
+    std::fprintf(stderr, "cuclimb export: %s; exported what was readable\n",
+                 (*reader)->status().message.c_str());
     return util::kExitBadTrace;
   }
   return util::kExitOk;

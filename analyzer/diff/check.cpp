@@ -20,14 +20,26 @@ namespace cuclimb::analysis {
 namespace {
 
 const std::set<std::string>& Kinds() {
-  static const std::set<std::string> kinds = {
-      "device_allocations", "pinned_allocations", "managed_allocations", "vmm_mappings", "pool_reserved", "streams",
-      "events",             "modules",            "graphs",              "nvtx_regions", "host_function", "any",
-      "live_bytes",         "live_handles"};
+  static const std::set<std::string> kinds = {"device_allocations",
+                                              "pinned_allocations",
+                                              "managed_allocations",
+                                              "vmm_mappings",
+                                              "pool_reserved",
+                                              "streams",
+                                              "events",
+                                              "modules",
+                                              "graphs",
+                                              "nvtx_regions",
+                                              "host_function",
+                                              "any",
+                                              "live_bytes",
+                                              "live_handles"};
   return kinds;
 }
 
-std::string Number(double v) { return absl::StrFormat("%.6g", v); }
+std::string Number(double v) {
+  return absl::StrFormat("%.6g", v);
+}
 
 }  // namespace
 
@@ -36,25 +48,28 @@ absl::StatusOr<GrowthLimit> ParseGrowthLimit(std::string_view text) {
   g.text = std::string(text);
   const size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("--max-growth wants KIND=RATE, not '", g.text, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-growth wants KIND=RATE, not '", g.text, "'"));
   }
   g.kind = std::string(text.substr(0, eq));
   if (!Kinds().count(g.kind)) {
     std::vector<std::string> names(Kinds().begin(), Kinds().end());
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max-growth: unknown kind '", g.kind, "' (one of ", absl::StrJoin(names, ", "), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("--max-growth: unknown kind '", g.kind,
+                                                   "' (one of ", absl::StrJoin(names, ", "), ")"));
   }
   std::string_view rate = text.substr(eq + 1);
   const char* end = rate.data() + rate.size();
   auto [ptr, ec] = std::from_chars(rate.data(), end, g.rate);
   if (ec != std::errc() || !(g.rate >= 0) || !std::isfinite(g.rate)) {
-    return absl::InvalidArgumentError(absl::StrCat("--max-growth ", g.text, ": RATE must be a number ≥ 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-growth ", g.text, ": RATE must be a number ≥ 0"));
   }
   std::string suffix = absl::AsciiStrToLower(std::string(ptr, static_cast<size_t>(end - ptr)));
-  if (absl::EndsWith(suffix, "/iter")) suffix.resize(suffix.size() - 5);
-  static const std::pair<const char*, double> kUnits[] = {{"b", 1},          {"kb", 1e3},          {"kib", 1024.0},
-                                                          {"mb", 1e6},       {"mib", 1048576.0},   {"gb", 1e9},
-                                                          {"gib", 1073741824.0}};
+  if (absl::EndsWith(suffix, "/iter"))
+    suffix.resize(suffix.size() - 5);
+  static const std::pair<const char*, double> kUnits[] = {
+      {"b", 1},           {"kb", 1e3}, {"kib", 1024.0},      {"mb", 1e6},
+      {"mib", 1048576.0}, {"gb", 1e9}, {"gib", 1073741824.0}};
   if (!suffix.empty()) {
     bool found = false;
     for (const auto& [name, scale] : kUnits) {
@@ -65,14 +80,16 @@ absl::StatusOr<GrowthLimit> ParseGrowthLimit(std::string_view text) {
       }
     }
     if (!found) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--max-growth ", g.text, ": unknown unit '", suffix, "' (B, KB, KiB, MB, MiB, GB, GiB)"));
+      return absl::InvalidArgumentError(absl::StrCat("--max-growth ", g.text, ": unknown unit '",
+                                                     suffix, "' (B, KB, KiB, MB, MiB, GB, GiB)"));
     }
   }
-  if (g.kind == "live_bytes") g.bytes = true;
-  if (g.bytes && (g.kind == "live_handles" || g.kind == "streams" || g.kind == "events" || g.kind == "modules" ||
-                  g.kind == "graphs" || g.kind == "host_function")) {
-    return absl::InvalidArgumentError(absl::StrCat("--max-growth ", g.text, ": ", g.kind, " has no bytes"));
+  if (g.kind == "live_bytes")
+    g.bytes = true;
+  if (g.bytes && (g.kind == "live_handles" || g.kind == "streams" || g.kind == "events" ||
+                  g.kind == "modules" || g.kind == "graphs" || g.kind == "host_function")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-growth ", g.text, ": ", g.kind, " has no bytes"));
   }
   return g;
 }
@@ -80,13 +97,15 @@ absl::StatusOr<GrowthLimit> ParseGrowthLimit(std::string_view text) {
 CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
   CheckResult r;
   std::optional<double> climb = limits.max_climb_pct;
-  if (!climb && limits.growth.empty()) climb = report.thresholds.min_climb_pct;
+  if (!climb && limits.growth.empty())
+    climb = report.thresholds.min_climb_pct;
   if (climb) {
     const std::string limit = absl::StrCat("max-climb ", Number(*climb), "%");
     std::vector<std::string> wanted = limits.ranges;
     int untested = 0;
     for (const RangeReport& range : report.ranges) {
-      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), range.name) == wanted.end()) continue;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), range.name) == wanted.end())
+        continue;
       CheckItem it;
       it.check = "climb";
       it.subject = range.name;
@@ -97,8 +116,10 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
       it.pass = !(it.significant && it.value > *climb);
       untested += !range.trend.tested;
       it.detail = !range.trend.tested ? "not tested: too few iterations after the warm-up"
-                  : it.pass ? absl::StrFormat("%+.1f%% (p = %.2g) is within %s%%", it.value, range.trend.p_value, Number(*climb))
-                            : absl::StrFormat("climbs %+.1f%% (p = %.2g), over %s%%", it.value, range.trend.p_value, Number(*climb));
+                  : it.pass ? absl::StrFormat("%+.1f%% (p = %.2g) is within %s%%", it.value,
+                                              range.trend.p_value, Number(*climb))
+                            : absl::StrFormat("climbs %+.1f%% (p = %.2g), over %s%%", it.value,
+                                              range.trend.p_value, Number(*climb));
       r.items.push_back(std::move(it));
     }
     for (const std::string& name : wanted) {
@@ -115,7 +136,8 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
         r.items.push_back(std::move(it));
       }
     }
-    if (untested > 0) r.notes.push_back(absl::StrCat(untested, " ranges could not be tested (too few iterations)"));
+    if (untested > 0)
+      r.notes.push_back(absl::StrCat(untested, " ranges could not be tested (too few iterations)"));
   }
   for (const GrowthLimit& g : limits.growth) {
     const std::string limit = absl::StrCat("max-growth ", g.text);
@@ -123,11 +145,13 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
       for (const RankReport& rank : report.ranks) {
         const StateSeries* s = nullptr;
         for (const StateSeries& x : rank.state) {
-          if (x.metric == g.kind && x.dimension == "total") s = &x;
+          if (x.metric == g.kind && x.dimension == "total")
+            s = &x;
         }
         CheckItem it;
         it.check = "growth";
-        it.subject = report.ranks.size() > 1 ? absl::StrCat(g.kind, " (rank ", rank.index, ")") : g.kind;
+        it.subject =
+            report.ranks.size() > 1 ? absl::StrCat(g.kind, " (rank ", rank.index, ")") : g.kind;
         it.limit = limit;
         it.unit = g.kind == "live_bytes" ? "bytes" : "handles";
         if (s != nullptr) {
@@ -135,27 +159,32 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
           it.significant = s->trend.tested && s->trend.rising;
         }
         it.pass = !(it.significant && it.value > g.rate);
-        it.detail = s == nullptr ? "no allocations in the trace"
-                    : absl::StrFormat("%s %s per iteration (p = %.2g)%s", Number(it.value), it.unit, s->trend.p_value,
-                                      it.pass ? "" : absl::StrCat(", over ", Number(g.rate)));
+        it.detail = s == nullptr
+                        ? "no allocations in the trace"
+                        : absl::StrFormat("%s %s per iteration (p = %.2g)%s", Number(it.value),
+                                          it.unit, s->trend.p_value,
+                                          it.pass ? "" : absl::StrCat(", over ", Number(g.rate)));
         r.items.push_back(std::move(it));
       }
       continue;
     }
     bool any = false;
     for (const Accumulator& a : report.accumulators) {
-      if (g.kind != "any" && a.kind != g.kind) continue;
+      if (g.kind != "any" && a.kind != g.kind)
+        continue;
       any = true;
       CheckItem it;
       it.check = "growth";
       it.subject = a.id;
       it.limit = limit;
       it.unit = g.bytes ? "bytes" : a.unit;
-      it.value = g.bytes ? (a.unit == "bytes" ? a.growth_per_iter : a.bytes_per_iter) : a.growth_per_iter;
+      it.value =
+          g.bytes ? (a.unit == "bytes" ? a.growth_per_iter : a.bytes_per_iter) : a.growth_per_iter;
       it.significant = true;  // an accumulator's growth passed the trend test
       it.pass = it.value <= g.rate;
-      it.detail = absl::StrFormat("grows %s %s per iteration since iteration %d%s", Number(it.value), it.unit,
-                                  a.growth_start_iteration, it.pass ? "" : absl::StrCat(", over ", Number(g.rate)));
+      it.detail = absl::StrFormat("grows %s %s per iteration since iteration %d%s",
+                                  Number(it.value), it.unit, a.growth_start_iteration,
+                                  it.pass ? "" : absl::StrCat(", over ", Number(g.rate)));
       r.items.push_back(std::move(it));
     }
     if (!any) {
@@ -168,14 +197,17 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
       r.items.push_back(std::move(it));
     }
   }
-  std::stable_sort(r.items.begin(), r.items.end(), [](const CheckItem& a, const CheckItem& b) { return !a.pass && b.pass; });
+  std::stable_sort(r.items.begin(), r.items.end(),
+                   [](const CheckItem& a, const CheckItem& b) { return !a.pass && b.pass; });
   for (const CheckItem& it : r.items) r.pass &= it.pass;
-  if (report.partial) r.notes.push_back("a trace is cut or damaged: checked what was readable");
+  if (report.partial)
+    r.notes.push_back("a trace is cut or damaged: checked what was readable");
   for (const std::string& n : report.notes) r.notes.push_back(n);
   return r;
 }
 
-std::string CheckToJson(const CheckResult& result, const Report& report, const CheckLimits& limits) {
+std::string CheckToJson(const CheckResult& result, const Report& report,
+                        const CheckLimits& limits) {
   using html::Json;
   using html::Num;
   Json j;
@@ -190,9 +222,10 @@ std::string CheckToJson(const CheckResult& result, const Report& report, const C
   j["partial"] = report.partial;
   Json growth = Json::array();
   for (const GrowthLimit& g : limits.growth) growth.push_back(g.text);
-  j["limits"] = Json{{"max_climb_pct", limits.max_climb_pct ? Num(*limits.max_climb_pct) : Json(nullptr)},
-                     {"max_growth", std::move(growth)},
-                     {"ranges", limits.ranges}};
+  j["limits"] =
+      Json{{"max_climb_pct", limits.max_climb_pct ? Num(*limits.max_climb_pct) : Json(nullptr)},
+           {"max_growth", std::move(growth)},
+           {"ranges", limits.ranges}};
   int failures = 0;
   Json checks = Json::array();
   for (const CheckItem& it : result.items) {

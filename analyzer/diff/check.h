@@ -23,8 +23,8 @@ inline constexpr char kCheckSchema[] = "cuclimb.check/1";
 struct GrowthLimit {
   std::string kind;
   double rate = 0;
-  bool bytes = false;   // the rate had a byte suffix
-  std::string text;     // as given
+  bool bytes = false;  // the rate had a byte suffix
+  std::string text;    // as given
 };
 
 struct CheckLimits {
@@ -36,19 +36,19 @@ struct CheckLimits {
 };
 
 struct CheckItem {
-  std::string check;    // "climb" | "growth"
-  std::string subject;  // range name, accumulator id, "live_bytes", ...
-  std::string limit;    // as given
-  double value = 0;     // climb %, or growth per iteration
-  std::string unit;     // "%", "handles", "bytes", ...
+  std::string check;         // "climb" | "growth"
+  std::string subject;       // range name, accumulator id, "live_bytes", ...
+  std::string limit;         // as given
+  double value = 0;          // climb %, or growth per iteration
+  std::string unit;          // "%", "handles", "bytes", ...
   bool significant = false;  // the trend test is significant (only significant growth can fail)
   bool pass = true;
-  std::string detail;   // one sentence
+  std::string detail;  // one sentence
 };
 
 struct CheckResult {
   bool pass = true;
-  std::vector<CheckItem> items;      // every check made, failures first
+  std::vector<CheckItem> items;  // every check made, failures first
   std::vector<std::string> notes;
 };
 

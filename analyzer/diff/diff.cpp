@@ -19,7 +19,8 @@ namespace {
 using Pairs = std::vector<std::pair<int64_t, int64_t>>;  // (base iteration, other iteration)
 
 double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
+  if (v.empty())
+    return 0;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
   double m = v[mid];
@@ -31,7 +32,8 @@ double Median(std::vector<double> v) {
 
 SideLevels Levels(const Series& s) {
   SideLevels l;
-  if (s.empty()) return l;
+  if (s.empty())
+    return l;
   const size_t k = std::min(s.size(), std::max<size_t>(3, s.size() / 10));
   l.first = Median(Series(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(k)));
   l.last = Median(Series(s.end() - static_cast<std::ptrdiff_t>(k), s.end()));
@@ -45,7 +47,8 @@ Series Smooth(const Series& s, size_t h) {
   std::vector<double> w;
   for (size_t i = 0; i < s.size(); ++i) {
     const size_t a = i >= h ? i - h : 0, b = std::min(s.size(), i + h + 1);
-    w.assign(s.begin() + static_cast<std::ptrdiff_t>(a), s.begin() + static_cast<std::ptrdiff_t>(b));
+    w.assign(s.begin() + static_cast<std::ptrdiff_t>(a),
+             s.begin() + static_cast<std::ptrdiff_t>(b));
     out[i] = Median(w);
   }
   return out;
@@ -53,7 +56,8 @@ Series Smooth(const Series& s, size_t h) {
 
 // Robust per-point noise: 1.4826 × MAD of first differences / √2.
 double Noise(const Series& s) {
-  if (s.size() < 3) return 0;
+  if (s.size() < 3)
+    return 0;
   std::vector<double> d(s.size() - 1);
   for (size_t i = 1; i < s.size(); ++i) d[i - 1] = s[i] - s[i - 1];
   const double med = Median(d);
@@ -73,18 +77,20 @@ Pairs Align(const RankReport& base, const RankReport& other, std::string* how) {
     return seen.size() == spans.size() && spans.size() > 1;
   };
   Pairs pairs;
-  if (static_cast<int64_t>(bs.size()) == nb && static_cast<int64_t>(os.size()) == no && distinct(bs) &&
-      distinct(os)) {
+  if (static_cast<int64_t>(bs.size()) == nb && static_cast<int64_t>(os.size()) == no &&
+      distinct(bs) && distinct(os)) {
     absl::flat_hash_map<int64_t, int64_t> index;
     for (size_t j = 0; j < os.size(); ++j) index[os[j].payload] = static_cast<int64_t>(j);
     for (size_t i = 0; i < bs.size(); ++i) {
-      if (auto it = index.find(bs[i].payload); it != index.end()) pairs.emplace_back(static_cast<int64_t>(i), it->second);
+      if (auto it = index.find(bs[i].payload); it != index.end())
+        pairs.emplace_back(static_cast<int64_t>(i), it->second);
     }
     // Payload alignment only when it is more than an identity on most iterations.
     if (pairs.size() * 2 >= bs.size()) {
       bool identity = true;
       for (const auto& [i, j] : pairs) identity &= i == j;
-      *how = identity && static_cast<int64_t>(pairs.size()) == std::min(nb, no) ? "index" : "payload";
+      *how =
+          identity && static_cast<int64_t>(pairs.size()) == std::min(nb, no) ? "index" : "payload";
       return pairs;
     }
     pairs.clear();
@@ -105,38 +111,51 @@ Series Pick(const Series& s, const Pairs& pairs, bool first) {
 }
 
 std::string Fmt(double v, const std::string& unit) {
-  if (unit == "ms") return FormatMs(v);
-  if (unit == "us") return FormatMs(v / 1000);
+  if (unit == "ms")
+    return FormatMs(v);
+  if (unit == "us")
+    return FormatMs(v / 1000);
   if (unit == "bytes") {
     const double a = std::fabs(v);
-    if (a >= 1 << 30) return absl::StrFormat("%.3g GiB", v / (1 << 30));
-    if (a >= 1 << 20) return absl::StrFormat("%.3g MiB", v / (1 << 20));
-    if (a >= 1 << 10) return absl::StrFormat("%.3g KiB", v / (1 << 10));
+    if (a >= 1 << 30)
+      return absl::StrFormat("%.3g GiB", v / (1 << 30));
+    if (a >= 1 << 20)
+      return absl::StrFormat("%.3g MiB", v / (1 << 20));
+    if (a >= 1 << 10)
+      return absl::StrFormat("%.3g KiB", v / (1 << 10));
     return absl::StrFormat("%.4g B", v);
   }
   return absl::StrFormat("%.4g", v);
 }
 
 // Builds one entry from the two aligned series (a side may be missing: `has_*` false).
-DiffEntry Entry(std::string key, std::string metric, std::string unit, const Series* base, const Series* other,
-                bool is_time, const Pairs& pairs, const DiffOptions& o, bool missing_is_zero) {
+DiffEntry Entry(std::string key, std::string metric, std::string unit, const Series* base,
+                const Series* other, bool is_time, const Pairs& pairs, const DiffOptions& o,
+                bool missing_is_zero) {
   DiffEntry e;
   e.key = std::move(key);
   e.metric = std::move(metric);
   e.unit = std::move(unit);
   e.status = base && other ? "both" : base ? "only_base" : "only_other";
   const Series zeros(pairs.size(), 0.0);
-  if (base) e.base_series = Pick(*base, pairs, true);
-  if (other) e.other_series = Pick(*other, pairs, false);
+  if (base)
+    e.base_series = Pick(*base, pairs, true);
+  if (other)
+    e.other_series = Pick(*other, pairs, false);
   if (missing_is_zero) {
-    if (!base) e.base_series = zeros;
-    if (!other) e.other_series = zeros;
+    if (!base)
+      e.base_series = zeros;
+    if (!other)
+      e.other_series = zeros;
   }
-  if (base || missing_is_zero) e.base = Levels(base ? e.base_series : zeros);
-  if (other || missing_is_zero) e.other = Levels(other ? e.other_series : zeros);
+  if (base || missing_is_zero)
+    e.base = Levels(base ? e.base_series : zeros);
+  if (other || missing_is_zero)
+    e.other = Levels(other ? e.other_series : zeros);
   const double bl = e.base ? e.base->last : 0, ol = e.other ? e.other->last : 0;
   e.delta_last = ol - bl;
-  if (bl != 0) e.delta_pct = 100 * e.delta_last / std::fabs(bl);
+  if (bl != 0)
+    e.delta_pct = 100 * e.delta_last / std::fabs(bl);
   const Series& a = base ? e.base_series : zeros;
   const Series& b = other ? e.other_series : zeros;
   if ((base && other) || missing_is_zero) {
@@ -154,26 +173,33 @@ DiffEntry Entry(std::string key, std::string metric, std::string unit, const Ser
   if (e.diverges_at >= 0) {
     const size_t i = static_cast<size_t>(e.diverges_at);
     const bool has_a = base || missing_is_zero, has_b = other || missing_is_zero;
-    e.what = absl::StrCat("from iteration ", e.diverges_at, ": base ", has_a ? Fmt(a[i], e.unit) : "absent", ", other ",
-                          has_b ? Fmt(b[i], e.unit) : "absent", "; at the end: base ",
-                          has_a ? Fmt(bl, e.unit) : "absent", ", other ", has_b ? Fmt(ol, e.unit) : "absent");
+    e.what = absl::StrCat(
+        "from iteration ", e.diverges_at, ": base ", has_a ? Fmt(a[i], e.unit) : "absent",
+        ", other ", has_b ? Fmt(b[i], e.unit) : "absent", "; at the end: base ",
+        has_a ? Fmt(bl, e.unit) : "absent", ", other ", has_b ? Fmt(ol, e.unit) : "absent");
   }
   return e;
 }
 
-void Order(std::vector<DiffEntry>* v, size_t max_entries, const std::string& section, std::vector<std::string>* notes) {
+void Order(std::vector<DiffEntry>* v, size_t max_entries, const std::string& section,
+           std::vector<std::string>* notes) {
   std::stable_sort(v->begin(), v->end(), [](const DiffEntry& x, const DiffEntry& y) {
     const bool dx = x.diverges_at >= 0, dy = y.diverges_at >= 0;
-    if (dx != dy) return dx;
-    if (dx && x.diverges_at != y.diverges_at) return x.diverges_at < y.diverges_at;
+    if (dx != dy)
+      return dx;
+    if (dx && x.diverges_at != y.diverges_at)
+      return x.diverges_at < y.diverges_at;
     const double px = x.delta_pct ? std::fabs(*x.delta_pct) : (x.delta_last != 0 ? 1e300 : 0);
     const double py = y.delta_pct ? std::fabs(*y.delta_pct) : (y.delta_last != 0 ? 1e300 : 0);
-    if (px != py) return px > py;
-    if (x.key != y.key) return x.key < y.key;
+    if (px != py)
+      return px > py;
+    if (x.key != y.key)
+      return x.key < y.key;
     return x.metric < y.metric;
   });
   if (v->size() > max_entries) {
-    notes->push_back(absl::StrCat(section, ": ", v->size() - max_entries, " more entries left out (none of them diverges earlier)"));
+    notes->push_back(absl::StrCat(section, ": ", v->size() - max_entries,
+                                  " more entries left out (none of them diverges earlier)"));
     v->resize(max_entries);
   }
 }
@@ -181,14 +207,16 @@ void Order(std::vector<DiffEntry>* v, size_t max_entries, const std::string& sec
 const StateSeries* FindState(const RankReport& r, const std::string& metric, const std::string& dim,
                              const std::string& key) {
   for (const StateSeries& s : r.state) {
-    if (s.metric == metric && s.dimension == dim && s.key == key) return &s;
+    if (s.metric == metric && s.dimension == dim && s.key == key)
+      return &s;
   }
   return nullptr;
 }
 
 RunSummary Summarize(const Report& r) {
   RunSummary s;
-  if (r.ranks.empty()) return s;
+  if (r.ranks.empty())
+    return s;
   const RankReport& k = r.ranks[0];
   s.path = k.trace.path;
   s.program = !k.process.cmd.empty() ? k.process.cmd : k.process.exe;
@@ -197,7 +225,8 @@ RunSummary Summarize(const Report& r) {
   s.iteration_name = k.iterations.name;
   s.iterations = k.iterations.count;
   for (const RangeReport& rr : k.ranges) {
-    if (rr.climbing) s.climbing_ranges.push_back(rr.name);
+    if (rr.climbing)
+      s.climbing_ranges.push_back(rr.name);
   }
   return s;
 }
@@ -206,34 +235,41 @@ RunSummary Summarize(const Report& r) {
 
 int64_t FirstDivergence(const Series& a, const Series& b, bool is_time, const DiffOptions& o) {
   const size_t n = std::min(a.size(), b.size());
-  if (n == 0) return -1;
+  if (n == 0)
+    return -1;
   size_t persist = o.persist > 0 ? static_cast<size_t>(o.persist) : std::max<size_t>(3, n / 50);
   persist = std::min(persist, n);
   std::vector<bool> apart(n);
   if (is_time) {
-    const Series sa = Smooth(Series(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n)), std::clamp<size_t>(n / 100, 2, 25));
-    const Series sb = Smooth(Series(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)), std::clamp<size_t>(n / 100, 2, 25));
+    const Series sa = Smooth(Series(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n)),
+                             std::clamp<size_t>(n / 100, 2, 25));
+    const Series sb = Smooth(Series(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)),
+                             std::clamp<size_t>(n / 100, 2, 25));
     const size_t w = 2 * std::clamp<size_t>(n / 100, 2, 25) + 1;
     const double na = Noise(a), nb = Noise(b);
     // Standard error of a difference of two running medians (median efficiency 1.2533).
     const double se = 1.2533 * std::sqrt((na * na + nb * nb) / static_cast<double>(w));
     for (size_t i = 0; i < n; ++i) {
       const double level = std::max(std::fabs(sa[i]), std::fabs(sb[i]));
-      apart[i] = std::fabs(sb[i] - sa[i]) > std::max(o.time_tolerance_pct / 100 * level, 4 * se) && level > 0;
+      apart[i] = std::fabs(sb[i] - sa[i]) > std::max(o.time_tolerance_pct / 100 * level, 4 * se) &&
+                 level > 0;
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
       const double level = std::max(std::fabs(a[i]), std::fabs(b[i]));
-      apart[i] = std::fabs(b[i] - a[i]) > std::max(o.count_tolerance, o.count_tolerance_pct / 100 * level);
+      apart[i] =
+          std::fabs(b[i] - a[i]) > std::max(o.count_tolerance, o.count_tolerance_pct / 100 * level);
     }
   }
   // The first run of `persist` apart iterations, or a shorter one that lasts to the end.
   size_t run = 0;
   for (size_t i = 0; i < n; ++i) {
     run = apart[i] ? run + 1 : 0;
-    if (run >= persist) return static_cast<int64_t>(i + 1 - run);
+    if (run >= persist)
+      return static_cast<int64_t>(i + 1 - run);
   }
-  if (run >= std::min<size_t>(3, persist)) return static_cast<int64_t>(n - run);
+  if (run >= std::min<size_t>(3, persist))
+    return static_cast<int64_t>(n - run);
   return -1;
 }
 
@@ -249,7 +285,8 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   }
   const RankReport& rb = base.ranks[0];
   const RankReport& ro = other.ranks[0];
-  if (base.ranks.size() > 1 || other.ranks.size() > 1) d.notes.push_back("several ranks: rank 0 of each run is compared");
+  if (base.ranks.size() > 1 || other.ranks.size() > 1)
+    d.notes.push_back("several ranks: rank 0 of each run is compared");
   const Pairs pairs = Align(rb, ro, &d.alignment);
   d.aligned = static_cast<int64_t>(pairs.size());
   if (!pairs.empty()) {
@@ -257,15 +294,19 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
     d.other_offset = pairs[0].second;
   }
   if (rb.iterations.count != ro.iterations.count) {
-    d.notes.push_back(absl::StrCat("the runs have ", rb.iterations.count, " and ", ro.iterations.count,
-                                   " iterations; ", d.aligned, " are compared"));
+    d.notes.push_back(absl::StrCat("the runs have ", rb.iterations.count, " and ",
+                                   ro.iterations.count, " iterations; ", d.aligned,
+                                   " are compared"));
   }
   if (rb.iterations.source != ro.iterations.source || rb.iterations.name != ro.iterations.name) {
-    d.notes.push_back(absl::StrCat("iterations come from ", rb.iterations.source, " \"", rb.iterations.name,
-                                   "\" in base and ", ro.iterations.source, " \"", ro.iterations.name, "\" in other"));
+    d.notes.push_back(absl::StrCat("iterations come from ", rb.iterations.source, " \"",
+                                   rb.iterations.name, "\" in base and ", ro.iterations.source,
+                                   " \"", ro.iterations.name, "\" in other"));
   }
-  if (d.aligned < 8) d.notes.push_back("fewer than 8 aligned iterations: divergences are unreliable");
-  if (base.partial || other.partial) d.notes.push_back("a trace is cut or damaged: compared up to the damage");
+  if (d.aligned < 8)
+    d.notes.push_back("fewer than 8 aligned iterations: divergences are unreliable");
+  if (base.partial || other.partial)
+    d.notes.push_back("a trace is cut or damaged: compared up to the damage");
 
   // Ranges, by name.
   std::map<std::string, std::pair<const RangeReport*, const RangeReport*>> ranges;
@@ -285,10 +326,12 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
     const Series* sb = p.first ? &p.first->values : nullptr;
     const Series* so = p.second ? &p.second->values : nullptr;
     if (!sb) {
-      if (const StateSeries* s = FindState(rb, "live_handles", "call_site", site_key)) sb = &s->values;
+      if (const StateSeries* s = FindState(rb, "live_handles", "call_site", site_key))
+        sb = &s->values;
     }
     if (!so) {
-      if (const StateSeries* s = FindState(ro, "live_handles", "call_site", site_key)) so = &s->values;
+      if (const StateSeries* s = FindState(ro, "live_handles", "call_site", site_key))
+        so = &s->values;
     }
     DiffEntry e = Entry(id, "live", any.unit, sb, so, false, pairs, o, false);
     e.status = p.first && p.second ? "both" : p.first ? "only_base" : "only_other";
@@ -296,14 +339,17 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
       // Nothing to compare with in the run without it: it differs from where it leaves its
       // starting level for good.
       const Series& present = sb ? e.base_series : e.other_series;
-      e.diverges_at = present.empty() ? -1 : FirstDivergence(present, Series(present.size(), present[0]), false, o);
+      e.diverges_at = present.empty()
+                          ? -1
+                          : FirstDivergence(present, Series(present.size(), present[0]), false, o);
     }
     e.base_growth = p.first ? p.first->growth_per_iter : 0;
     e.other_growth = p.second ? p.second->growth_per_iter : 0;
     e.explains = any.explains;
     if (e.status != "both") {
-      absl::StrAppend(&e.what, e.what.empty() ? "" : "; ", e.status == "only_other" ? "new in other" : "gone in other",
-                      ": grows ", Fmt(e.status == "only_other" ? e.other_growth : e.base_growth, any.unit), " ",
+      absl::StrAppend(&e.what, e.what.empty() ? "" : "; ",
+                      e.status == "only_other" ? "new in other" : "gone in other", ": grows ",
+                      Fmt(e.status == "only_other" ? e.other_growth : e.base_growth, any.unit), " ",
                       any.unit, " per iteration");
     }
     d.accumulators.push_back(std::move(e));
@@ -311,32 +357,40 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   // Allocation census and live state, by (metric, dimension, key); a key missing on one side is 0.
   auto state_section = [&](const std::set<std::string>& metrics, const std::set<std::string>& dims,
                            std::vector<DiffEntry>* out) {
-    std::map<std::tuple<std::string, std::string, std::string>, std::pair<const StateSeries*, const StateSeries*>> m;
+    std::map<std::tuple<std::string, std::string, std::string>,
+             std::pair<const StateSeries*, const StateSeries*>>
+        m;
     for (const StateSeries& s : rb.state) {
-      if (metrics.count(s.metric) && dims.count(s.dimension)) m[{s.metric, s.dimension, s.key}].first = &s;
+      if (metrics.count(s.metric) && dims.count(s.dimension))
+        m[{s.metric, s.dimension, s.key}].first = &s;
     }
     for (const StateSeries& s : ro.state) {
-      if (metrics.count(s.metric) && dims.count(s.dimension)) m[{s.metric, s.dimension, s.key}].second = &s;
+      if (metrics.count(s.metric) && dims.count(s.dimension))
+        m[{s.metric, s.dimension, s.key}].second = &s;
     }
     for (const auto& [k, p] : m) {
       const auto& [metric, dim, key] = k;
       const std::string unit = p.first ? p.first->unit : p.second->unit;
-      out->push_back(Entry(dim == "total" ? std::string("total") : absl::StrCat(dim, ": ", key), metric, unit,
-                           p.first ? &p.first->values : nullptr, p.second ? &p.second->values : nullptr, false, pairs,
-                           o, true));
+      out->push_back(Entry(dim == "total" ? std::string("total") : absl::StrCat(dim, ": ", key),
+                           metric, unit, p.first ? &p.first->values : nullptr,
+                           p.second ? &p.second->values : nullptr, false, pairs, o, true));
     }
   };
-  state_section({"allocs", "frees", "alloc_bytes"}, {"total", "api", "call_site", "size_class", "memory_kind"}, &d.census);
-  state_section({"live_handles", "live_bytes", "live_regions"}, {"total", "memory_kind", "handle_type", "heap"}, &d.handles);
+  state_section({"allocs", "frees", "alloc_bytes"},
+                {"total", "api", "call_site", "size_class", "memory_kind"}, &d.census);
+  state_section({"live_handles", "live_bytes", "live_regions"},
+                {"total", "memory_kind", "handle_type", "heap"}, &d.handles);
   // Kernels: launches per iteration (counts; missing = 0) and mean GPU duration (time).
   std::map<std::string, std::pair<const KernelRow*, const KernelRow*>> kernels;
   for (const KernelRow& k : rb.kernels) kernels[k.name].first = &k;
   for (const KernelRow& k : ro.kernels) kernels[k.name].second = &k;
   for (const auto& [name, p] : kernels) {
-    d.kernels.push_back(Entry(name, "launches", "launches", p.first ? &p.first->launches_per_iter : nullptr,
-                              p.second ? &p.second->launches_per_iter : nullptr, false, pairs, o, true));
+    d.kernels.push_back(
+        Entry(name, "launches", "launches", p.first ? &p.first->launches_per_iter : nullptr,
+              p.second ? &p.second->launches_per_iter : nullptr, false, pairs, o, true));
     if (p.first && p.second && p.first->executions > 0 && p.second->executions > 0) {
-      d.kernels.push_back(Entry(name, "mean_us", "us", &p.first->mean_us, &p.second->mean_us, true, pairs, o, false));
+      d.kernels.push_back(Entry(name, "mean_us", "us", &p.first->mean_us, &p.second->mean_us, true,
+                                pairs, o, false));
     }
   }
   Order(&d.ranges, o.max_entries, "ranges", &d.notes);
@@ -347,8 +401,11 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
 
   // The first divergence: the earliest over every section, census and handles named first.
   const std::pair<const char*, const std::vector<DiffEntry>*> sections[] = {
-      {"census", &d.census}, {"handles", &d.handles}, {"accumulators", &d.accumulators},
-      {"ranges", &d.ranges}, {"kernels", &d.kernels}};
+      {"census", &d.census},
+      {"handles", &d.handles},
+      {"accumulators", &d.accumulators},
+      {"ranges", &d.ranges},
+      {"kernels", &d.kernels}};
   for (const auto& [name, list] : sections) {
     for (const DiffEntry& e : *list) {
       if (e.diverges_at >= 0 && (d.first_divergence < 0 || e.diverges_at < d.first_divergence)) {
@@ -358,7 +415,8 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   }
   for (const auto& [name, list] : sections) {
     for (const DiffEntry& e : *list) {
-      if (e.diverges_at == d.first_divergence && d.first_divergence >= 0 && d.first_items.size() < 12) {
+      if (e.diverges_at == d.first_divergence && d.first_divergence >= 0 &&
+          d.first_items.size() < 12) {
         d.first_items.push_back({name, e.key, e.metric, e.what});
       }
     }
@@ -366,7 +424,8 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   d.verdict = d.first_divergence >= 0 ? "diverged" : "same";
   if (d.first_divergence < 0) {
     d.summary = absl::StrFormat(
-        "No divergence over %d aligned iterations (times within %g%% and their noise, counts within max(%g, %g%%)).",
+        "No divergence over %d aligned iterations (times within %g%% and their noise, counts "
+        "within max(%g, %g%%)).",
         d.aligned, o.time_tolerance_pct, o.count_tolerance, o.count_tolerance_pct);
     return d;
   }
@@ -379,19 +438,24 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
   absl::StrAppend(&d.summary, ": ", first.section, " ", first.metric, " ", first.key, ".");
   std::vector<std::string> climbs;
   for (const DiffEntry& e : d.ranges) {
-    if (e.diverges_at < 0 || !e.base || !e.other) continue;
-    climbs.push_back(absl::StrFormat("%s %s → %s (%+.1f%%) in base, %s → %s (%+.1f%%) in other, apart from iteration %d",
-                                     e.key, FormatMs(e.base->first), FormatMs(e.base->last), e.base->change_pct,
-                                     FormatMs(e.other->first), FormatMs(e.other->last), e.other->change_pct,
-                                     e.diverges_at));
-    if (climbs.size() == 3) break;
+    if (e.diverges_at < 0 || !e.base || !e.other)
+      continue;
+    climbs.push_back(absl::StrFormat(
+        "%s %s → %s (%+.1f%%) in base, %s → %s (%+.1f%%) in other, apart from iteration %d", e.key,
+        FormatMs(e.base->first), FormatMs(e.base->last), e.base->change_pct,
+        FormatMs(e.other->first), FormatMs(e.other->last), e.other->change_pct, e.diverges_at));
+    if (climbs.size() == 3)
+      break;
   }
-  if (!climbs.empty()) absl::StrAppend(&d.summary, " Ranges: ", absl::StrJoin(climbs, "; "), ".");
+  if (!climbs.empty())
+    absl::StrAppend(&d.summary, " Ranges: ", absl::StrJoin(climbs, "; "), ".");
   std::vector<std::string> fresh;
   for (const DiffEntry& e : d.accumulators) {
-    if (e.status == "only_other") fresh.push_back(e.key);
+    if (e.status == "only_other")
+      fresh.push_back(e.key);
   }
-  if (!fresh.empty()) absl::StrAppend(&d.summary, " New accumulators: ", absl::StrJoin(fresh, ", "), ".");
+  if (!fresh.empty())
+    absl::StrAppend(&d.summary, " New accumulators: ", absl::StrJoin(fresh, ", "), ".");
   return d;
 }
 

@@ -19,13 +19,18 @@ using html::Num;
 constexpr size_t kEntriesWithSeries = 12;  // per section, in the HTML page
 
 std::string Fmt(double v, const std::string& unit) {
-  if (unit == "ms") return FormatMs(v);
-  if (unit == "us") return FormatMs(v / 1000);
+  if (unit == "ms")
+    return FormatMs(v);
+  if (unit == "us")
+    return FormatMs(v / 1000);
   if (unit == "bytes") {
     const double a = std::fabs(v);
-    if (a >= 1 << 30) return absl::StrFormat("%.3g GiB", v / (1 << 30));
-    if (a >= 1 << 20) return absl::StrFormat("%.3g MiB", v / (1 << 20));
-    if (a >= 1 << 10) return absl::StrFormat("%.3g KiB", v / (1 << 10));
+    if (a >= 1 << 30)
+      return absl::StrFormat("%.3g GiB", v / (1 << 30));
+    if (a >= 1 << 20)
+      return absl::StrFormat("%.3g MiB", v / (1 << 20));
+    if (a >= 1 << 10)
+      return absl::StrFormat("%.3g KiB", v / (1 << 10));
     return absl::StrFormat("%.4g B", v);
   }
   return absl::StrFormat("%.4g", v);
@@ -36,7 +41,8 @@ std::string Clip(const std::string& s, size_t width) {
 }
 
 Json Side(const std::optional<SideLevels>& l) {
-  if (!l) return nullptr;
+  if (!l)
+    return nullptr;
   return Json{{"first", Num(l->first)}, {"last", Num(l->last)}, {"change_pct", Num(l->change_pct)}};
 }
 
@@ -76,12 +82,15 @@ Json DiffJson(const DiffReport& d, html::SeriesBudget* budget) {
   j["summary"] = d.summary;
   j["base"] = RunJson(d.base);
   j["other"] = RunJson(d.other);
-  j["alignment"] = Json{{"by", d.alignment}, {"iterations", d.aligned}, {"base_offset", d.base_offset},
+  j["alignment"] = Json{{"by", d.alignment},
+                        {"iterations", d.aligned},
+                        {"base_offset", d.base_offset},
                         {"other_offset", d.other_offset}};
   if (d.first_divergence >= 0) {
     Json items = Json::array();
     for (const DiffReport::Item& it : d.first_items) {
-      items.push_back(Json{{"section", it.section}, {"key", it.key}, {"metric", it.metric}, {"what", it.what}});
+      items.push_back(
+          Json{{"section", it.section}, {"key", it.key}, {"metric", it.metric}, {"what", it.what}});
     }
     j["first_divergence"] = Json{{"iteration", d.first_divergence},
                                  {"base_iteration", d.first_divergence + d.base_offset},
@@ -95,8 +104,11 @@ Json DiffJson(const DiffReport& d, html::SeriesBudget* budget) {
                          {"count_pct", Num(d.options.count_tolerance_pct)},
                          {"persist", d.options.persist}};
   const std::pair<const char*, const std::vector<DiffEntry>*> sections[] = {
-      {"ranges", &d.ranges}, {"accumulators", &d.accumulators}, {"census", &d.census},
-      {"handles", &d.handles}, {"kernels", &d.kernels}};
+      {"ranges", &d.ranges},
+      {"accumulators", &d.accumulators},
+      {"census", &d.census},
+      {"handles", &d.handles},
+      {"kernels", &d.kernels}};
   for (const auto& [name, list] : sections) {
     Json a = Json::array();
     for (size_t i = 0; i < list->size(); ++i) {
@@ -104,8 +116,10 @@ Json DiffJson(const DiffReport& d, html::SeriesBudget* budget) {
       Json x = EntryJson(e, std::string(name) == "accumulators");
       if (budget != nullptr) {
         const bool drawn = i < kEntriesWithSeries;
-        x["base_series"] = drawn && !e.base_series.empty() ? budget->Add(e.base_series) : Json(nullptr);
-        x["other_series"] = drawn && !e.other_series.empty() ? budget->Add(e.other_series) : Json(nullptr);
+        x["base_series"] =
+            drawn && !e.base_series.empty() ? budget->Add(e.base_series) : Json(nullptr);
+        x["other_series"] =
+            drawn && !e.other_series.empty() ? budget->Add(e.other_series) : Json(nullptr);
       }
       a.push_back(std::move(x));
     }
@@ -115,11 +129,13 @@ Json DiffJson(const DiffReport& d, html::SeriesBudget* budget) {
   return j;
 }
 
-void Section(const std::string& title, const std::vector<DiffEntry>& list, size_t max_rows, std::string* out) {
-  if (list.empty()) return;
+void Section(const std::string& title, const std::vector<DiffEntry>& list, size_t max_rows,
+             std::string* out) {
+  if (list.empty())
+    return;
   absl::StrAppend(out, "\n", title, "\n");
-  absl::StrAppendFormat(out, "  %-44s %-12s %24s  %24s  %s\n", "key", "metric", "base first → last", "other first → last",
-                        "diverges at");
+  absl::StrAppendFormat(out, "  %-44s %-12s %24s  %24s  %s\n", "key", "metric", "base first → last",
+                        "other first → last", "diverges at");
   size_t shown = 0;
   for (const DiffEntry& e : list) {
     if (shown++ >= max_rows) {
@@ -127,10 +143,12 @@ void Section(const std::string& title, const std::vector<DiffEntry>& list, size_
       break;
     }
     auto side = [&](const std::optional<SideLevels>& l) {
-      return l ? absl::StrCat(Fmt(l->first, e.unit), " → ", Fmt(l->last, e.unit)) : std::string("absent");
+      return l ? absl::StrCat(Fmt(l->first, e.unit), " → ", Fmt(l->last, e.unit))
+               : std::string("absent");
     };
-    absl::StrAppendFormat(out, "  %-44s %-12s %24s  %24s  %s\n", Clip(e.key, 44), Clip(e.metric, 12), side(e.base),
-                          side(e.other), e.diverges_at >= 0 ? absl::StrCat("iteration ", e.diverges_at) : "-");
+    absl::StrAppendFormat(out, "  %-44s %-12s %24s  %24s  %s\n", Clip(e.key, 44),
+                          Clip(e.metric, 12), side(e.base), side(e.other),
+                          e.diverges_at >= 0 ? absl::StrCat("iteration ", e.diverges_at) : "-");
   }
 }
 
@@ -138,11 +156,13 @@ void Section(const std::string& title, const std::vector<DiffEntry>& list, size_
 
 std::string DiffToText(const DiffReport& d) {
   std::string out;
-  absl::StrAppendFormat(&out, "cuclimb diff: base %s (%d iterations, %s) vs other %s (%d iterations, %s)\n",
-                        d.base.path, d.base.iterations, d.base.verdict, d.other.path, d.other.iterations,
-                        d.other.verdict);
-  absl::StrAppendFormat(&out, "aligned %d iterations by %s\n\n", d.aligned,
-                        d.alignment == "payload" ? "NVTX payload (the program's iteration number)" : "index");
+  absl::StrAppendFormat(
+      &out, "cuclimb diff: base %s (%d iterations, %s) vs other %s (%d iterations, %s)\n",
+      d.base.path, d.base.iterations, d.base.verdict, d.other.path, d.other.iterations,
+      d.other.verdict);
+  absl::StrAppendFormat(
+      &out, "aligned %d iterations by %s\n\n", d.aligned,
+      d.alignment == "payload" ? "NVTX payload (the program's iteration number)" : "index");
   absl::StrAppend(&out, d.summary, "\n");
   for (const DiffReport::Item& it : d.first_items) {
     absl::StrAppend(&out, "  ", it.section, " ", it.metric, " ", it.key, ": ", it.what, "\n");
@@ -152,10 +172,13 @@ std::string DiffToText(const DiffReport& d) {
     absl::StrAppend(&out, "\naccumulators\n");
     for (const DiffEntry& e : d.accumulators) {
       const std::string unit = e.unit;
-      absl::StrAppendFormat(&out, "  %-11s %s: %s %s/iteration in base, %s in other%s\n",
-                            e.status == "only_other" ? "new" : e.status == "only_base" ? "gone" : "both", e.key,
-                            Fmt(e.base_growth, unit), unit, Fmt(e.other_growth, unit),
-                            e.diverges_at >= 0 ? absl::StrCat(" (apart from iteration ", e.diverges_at, ")") : "");
+      absl::StrAppendFormat(
+          &out, "  %-11s %s: %s %s/iteration in base, %s in other%s\n",
+          e.status == "only_other"  ? "new"
+          : e.status == "only_base" ? "gone"
+                                    : "both",
+          e.key, Fmt(e.base_growth, unit), unit, Fmt(e.other_growth, unit),
+          e.diverges_at >= 0 ? absl::StrCat(" (apart from iteration ", e.diverges_at, ")") : "");
     }
   }
   Section("allocation census (calls per iteration)", d.census, 12, &out);
@@ -183,7 +206,8 @@ absl::StatusOr<std::string> DiffToHtml(const DiffReport& d, const HtmlOptions& o
     Json j = DiffJson(d, &budget);
     j["page"] = "diff";
     j["series_left_out"] = budget.dropped();
-    const std::string title = absl::StrCat("cuclimb diff: ", d.base.path, " vs ", d.other.path, " (", d.verdict, ")");
+    const std::string title =
+        absl::StrCat("cuclimb diff: ", d.base.path, " vs ", d.other.path, " (", d.verdict, ")");
     return HtmlPage(title, j.dump(-1, ' ', false, Json::error_handler_t::replace));
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot encode the diff page: ", e.what()));

@@ -19,11 +19,13 @@ using Json = nlohmann::ordered_json;
 
 // 6 significant digits (as the JSON report); whole numbers as integers; non-finite as 0.
 inline Json Num(double v) {
-  if (!std::isfinite(v) || v == 0) return 0;
+  if (!std::isfinite(v) || v == 0)
+    return 0;
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   const double r = std::strtod(buf, nullptr);
-  if (r == std::trunc(r) && std::fabs(r) < 9.0e15) return static_cast<int64_t>(r);
+  if (r == std::trunc(r) && std::fabs(r) < 9.0e15)
+    return static_cast<int64_t>(r);
   return r;
 }
 
@@ -36,9 +38,11 @@ class SeriesBudget {
       : left_(budget_bytes), max_points_(max_points < 16 ? 16 : max_points) {}
 
   Json Add(const Series& s) {
-    if (s.empty()) return Json::array();
+    if (s.empty())
+      return Json::array();
     size_t bin = 1;
-    if (s.size() > max_points_) bin = (s.size() + max_points_ - 1) / max_points_;
+    if (s.size() > max_points_)
+      bin = (s.size() + max_points_ - 1) / max_points_;
     Json values = Json::array();
     size_t bytes = 2;
     for (size_t i = 0; i < s.size(); i += bin) {
@@ -55,7 +59,8 @@ class SeriesBudget {
       return nullptr;
     }
     left_ -= bytes;
-    if (bin == 1) return values;
+    if (bin == 1)
+      return values;
     return Json{{"bin", bin}, {"v", std::move(values)}};
   }
   // Charges other data (tables, strings) to the same budget.

@@ -35,7 +35,7 @@ struct PerfettoStats {
   uint64_t events_read = 0;
   uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"
   int64_t window_start_ns = 0, window_end_ns = 0;
-  int64_t iterations = 0;             // iterations inside the window
+  int64_t iterations = 0;  // iterations inside the window
 };
 
 // Streams `reader` (positioned at its first event) into `write`, in pieces. `rank` is the
@@ -43,9 +43,9 @@ struct PerfettoStats {
 // does not re-implement segmentation), threads, process and devices name the tracks.
 // InvalidArgument when the iteration range is empty or outside the trace; a write error is
 // returned as is; a trace that stops early is exported up to the damage.
-absl::StatusOr<PerfettoStats> ExportPerfetto(trace::TraceReader* reader, const RankReport& rank,
-                                             const PerfettoOptions& options,
-                                             const std::function<absl::Status(std::string_view)>& write);
+absl::StatusOr<PerfettoStats> ExportPerfetto(
+    trace::TraceReader* reader, const RankReport& rank, const PerfettoOptions& options,
+    const std::function<absl::Status(std::string_view)>& write);
 
 // A string as a JSON string literal (quotes included); invalid UTF-8 becomes U+FFFD.
 std::string JsonQuote(std::string_view s);

@@ -40,7 +40,8 @@ CheckLimits Growth(std::initializer_list<const char*> specs) {
   for (const char* s : specs) {
     auto g = ParseGrowthLimit(s);
     EXPECT_TRUE(g.ok()) << s << ": " << g.status();
-    if (g.ok()) l.growth.push_back(*g);
+    if (g.ok())
+      l.growth.push_back(*g);
   }
   return l;
 }
@@ -57,9 +58,9 @@ TEST(ParseGrowthLimit, KindsRatesAndUnits) {
   EXPECT_TRUE(b->bytes);
   EXPECT_EQ(ParseGrowthLimit("pool_reserved=10MB/iter")->rate, 1e7);
   EXPECT_EQ(ParseGrowthLimit("live_bytes=4096")->bytes, true);
-  for (const char* bad : {"foo=1", "device_allocations", "=1", "device_allocations=", "streams=1KiB",
-                          "device_allocations=-1", "device_allocations=abc", "device_allocations=5parsecs",
-                          "live_handles=2MB"}) {
+  for (const char* bad : {"foo=1", "device_allocations", "=1", "device_allocations=",
+                          "streams=1KiB", "device_allocations=-1", "device_allocations=abc",
+                          "device_allocations=5parsecs", "live_handles=2MB"}) {
     EXPECT_EQ(ParseGrowthLimit(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }
@@ -97,7 +98,8 @@ TEST(Check, GrowthLimits) {
   EXPECT_TRUE(RunCheck(Climb(), Growth({"live_handles=5"})).pass);
   // Growth limits alone do not check the climb.
   EXPECT_TRUE(RunCheck(Climb(), Growth({"device_allocations=3"})).items.size() >= 1);
-  for (const auto& it : RunCheck(Climb(), Growth({"device_allocations=3"})).items) EXPECT_EQ(it.check, "growth");
+  for (const auto& it : RunCheck(Climb(), Growth({"device_allocations=3"})).items)
+    EXPECT_EQ(it.check, "growth");
   EXPECT_TRUE(RunCheck(Flat(), Growth({"any=0", "live_bytes=0", "live_handles=0"})).pass);
 }
 

@@ -106,7 +106,8 @@ TEST(Diff, FindsWhereTheLeakStartsAndWhatItDoes) {
   // The persistent network's step diverges after the leak starts, and climbs only in other.
   bool step = false;
   for (const analysis::DiffEntry& e : d.ranges) {
-    if (e.key != "P/step") continue;
+    if (e.key != "P/step")
+      continue;
     step = true;
     EXPECT_GE(e.diverges_at, 60) << text;
     ASSERT_TRUE(e.base && e.other);
@@ -124,7 +125,8 @@ TEST(Diff, AlignsByPayloadWhenOneRunStartsLater) {
   analysis::Report other = base;
   analysis::RankReport& r = other.ranks[0];
   auto cut = [](analysis::Series* s) {
-    if (s->size() >= 20) s->erase(s->begin(), s->begin() + 20);
+    if (s->size() >= 20)
+      s->erase(s->begin(), s->begin() + 20);
   };
   r.iterations.spans.erase(r.iterations.spans.begin(), r.iterations.spans.begin() + 20);
   r.iterations.count -= 20;

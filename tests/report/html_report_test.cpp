@@ -57,7 +57,8 @@ TEST(EscapeJsonForScript, NothingCanCloseTheElementAndTheValueSurvives) {
 }
 
 TEST(EscapeHtml, EscapesMarkupCharacters) {
-  EXPECT_EQ(analysis::EscapeHtml("<a href='x'>\"&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;");
+  EXPECT_EQ(analysis::EscapeHtml("<a href='x'>\"&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;");
 }
 
 TEST(HtmlReport, HostileStringsStayData) {
@@ -72,7 +73,8 @@ TEST(HtmlReport, HostileStringsStayData) {
   EXPECT_EQ(Count(*html, "<iframe"), 0u);
   EXPECT_EQ(Count(*html, "<!--"), 0u);
   // The title carries the command line, escaped.
-  EXPECT_NE(html->find("<title>cuclimb: train.py --tag &#39;&quot;&gt;&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html->find("<title>cuclimb: train.py --tag &#39;&quot;&gt;&lt;script&gt;"),
+            std::string::npos);
   // The strings arrive intact in the data.
   const Json data = PageData(*html);
   const std::string dump = data.dump();

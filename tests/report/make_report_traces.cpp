@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   int iterations = 1500;
-  if (argc == 4 && std::strcmp(argv[2], "--iterations") == 0) iterations = std::atoi(argv[3]);
+  if (argc == 4 && std::strcmp(argv[2], "--iterations") == 0)
+    iterations = std::atoi(argv[3]);
   using namespace cuclimb::testing;
   HostileShape shape;
   shape.iterations = iterations;

@@ -39,12 +39,14 @@ absl::StatusOr<Exported> Export(const std::string& bytes, const analysis::Perfet
   EXPECT_TRUE(reader.ok());
   std::string out;
   Exported e;
-  auto stats = analysis::ExportPerfetto(reader->get(), report.ranks[0], o, [&](std::string_view piece) {
-    out.append(piece);
-    e.pieces.push_back(piece.size());
-    return absl::OkStatus();
-  });
-  if (!stats.ok()) return stats.status();
+  auto stats =
+      analysis::ExportPerfetto(reader->get(), report.ranks[0], o, [&](std::string_view piece) {
+        out.append(piece);
+        e.pieces.push_back(piece.size());
+        return absl::OkStatus();
+      });
+  if (!stats.ok())
+    return stats.status();
   e.stats = *stats;
   e.json = Json::parse(out);  // throws (test error) when the output is not JSON
   return e;
@@ -53,7 +55,8 @@ absl::StatusOr<Exported> Export(const std::string& bytes, const analysis::Perfet
 std::vector<Json> Events(const Json& j, const std::string& ph) {
   std::vector<Json> out;
   for (const Json& e : j["traceEvents"]) {
-    if (e["ph"] == ph) out.push_back(e);
+    if (e["ph"] == ph)
+      out.push_back(e);
   }
   return out;
 }
@@ -97,8 +100,9 @@ void ExpectNested(const Json& j) {
     for (const auto& [a, b] : slices) {
       while (!open.empty() && open.back() <= a + 1e-6) open.pop_back();  // µs with ns digits
       if (!open.empty()) {
-        ASSERT_LE(b, open.back() + 1e-6) << "pid " << track.first << " tid " << track.second << ": [" << a << ", " << b
-                                         << "] overlaps its parent ending at " << open.back();
+        ASSERT_LE(b, open.back() + 1e-6)
+            << "pid " << track.first << " tid " << track.second << ": [" << a << ", " << b
+            << "] overlaps its parent ending at " << open.back();
       }
       open.push_back(b);
     }
@@ -108,8 +112,12 @@ void ExpectNested(const Json& j) {
 TEST(JsonQuote, EscapesAndRepairs) {
   EXPECT_EQ(analysis::JsonQuote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
   EXPECT_EQ(analysis::JsonQuote("caf\xC3\xA9"), "\"caf\xC3\xA9\"");
-  EXPECT_EQ(analysis::JsonQuote("\xFF" "a\xC3"), "\"\xEF\xBF\xBD" "a\xEF\xBF\xBD\"");
-  EXPECT_EQ(analysis::JsonQuote("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // a surrogate
+  EXPECT_EQ(analysis::JsonQuote("\xFF"
+                                "a\xC3"),
+            "\"\xEF\xBF\xBD"
+            "a\xEF\xBF\xBD\"");
+  EXPECT_EQ(analysis::JsonQuote("\xED\xA0\x80"),
+            "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // a surrogate
   EXPECT_NO_THROW(Json::parse(analysis::JsonQuote("\xF0\x9F\x98\x80 \xE2\x80\xA8")));
 }
 
@@ -122,33 +130,41 @@ TEST(PerfettoExport, TracksSlicesAndCounters) {
   EXPECT_EQ(j["otherData"]["iterations"], "0:60");
   std::set<std::string> process_names, thread_names, counters, kernels, ranges;
   for (const Json& m : Events(j, "M")) {
-    if (m["name"] == "process_name") process_names.insert(m["args"]["name"].get<std::string>());
-    if (m["name"] == "thread_name") thread_names.insert(m["args"]["name"].get<std::string>());
+    if (m["name"] == "process_name")
+      process_names.insert(m["args"]["name"].get<std::string>());
+    if (m["name"] == "thread_name")
+      thread_names.insert(m["args"]["name"].get<std::string>());
   }
   int iterations = 0;
   for (const Json& x : Events(j, "X")) {
-    if (x["cat"] == "iteration") ++iterations;
+    if (x["cat"] == "iteration")
+      ++iterations;
     if (x["cat"] == "kernel") {
       kernels.insert(x["name"].get<std::string>());
       EXPECT_GE(x["pid"].get<int64_t>(), int64_t{1} << 30);
     }
-    if (x["cat"] == "nvtx") ranges.insert(x["name"].get<std::string>());
+    if (x["cat"] == "nvtx")
+      ranges.insert(x["name"].get<std::string>());
   }
   for (const Json& c : Events(j, "C")) counters.insert(c["name"].get<std::string>());
   EXPECT_EQ(iterations, 60);
   EXPECT_TRUE(process_names.count("adam_sim --mode climb")) << j["traceEvents"][0];
   EXPECT_TRUE(process_names.count("GPU 0: NVIDIA H200 (simulated)"));
-  EXPECT_TRUE(thread_names.count("main") && thread_names.count("loader") && thread_names.count("iterations"));
+  EXPECT_TRUE(thread_names.count("main") && thread_names.count("loader") &&
+              thread_names.count("iterations"));
   EXPECT_TRUE(thread_names.count("stream 0x10")) << "kernels need a stream track";
   EXPECT_TRUE(kernels.count("adam_update_kernel"));
   EXPECT_TRUE(ranges.count("iteration") && ranges.count("P/step"));
-  for (const char* c : {"live bytes", "live allocations", "live handles"}) EXPECT_TRUE(counters.count(c)) << c;
-  EXPECT_TRUE(std::any_of(counters.begin(), counters.end(), [](const std::string& c) { return c.rfind("pool.reserved", 0) == 0; }));
+  for (const char* c : {"live bytes", "live allocations", "live handles"})
+    EXPECT_TRUE(counters.count(c)) << c;
+  EXPECT_TRUE(std::any_of(counters.begin(), counters.end(),
+                          [](const std::string& c) { return c.rfind("pool.reserved", 0) == 0; }));
   // The live allocations counter ends where the leak leaves it: 2 per iteration, plus set-up.
   const std::vector<Json> live = [&] {
     std::vector<Json> v;
     for (const Json& c : Events(j, "C")) {
-      if (c["name"] == "live allocations") v.push_back(c);
+      if (c["name"] == "live allocations")
+        v.push_back(c);
     }
     return v;
   }();
@@ -170,14 +186,17 @@ TEST(PerfettoExport, IterationWindow) {
   const auto& spans = report.ranks[0].iterations.spans;
   EXPECT_EQ(e->stats.window_start_ns, spans[10].start_ns);
   EXPECT_EQ(e->stats.window_end_ns, spans[19].end_ns);
-  const double w0 = static_cast<double>(spans[10].start_ns) / 1000, w1 = static_cast<double>(spans[19].end_ns) / 1000;
+  const double w0 = static_cast<double>(spans[10].start_ns) / 1000,
+               w1 = static_cast<double>(spans[19].end_ns) / 1000;
   int iterations = 0;
   for (const Json& x : e->json["traceEvents"]) {
-    if (x["ph"] == "M") continue;
+    if (x["ph"] == "M")
+      continue;
     const double ts = x["ts"];
     EXPECT_GE(ts, w0 - 1e-6) << x;
     EXPECT_LE(ts + (x.contains("dur") ? x["dur"].get<double>() : 0.0), w1 + 1e-6) << x;
-    if (x["ph"] == "X" && x["cat"] == "iteration") ++iterations;
+    if (x["ph"] == "X" && x["cat"] == "iteration")
+      ++iterations;
   }
   EXPECT_EQ(iterations, 10);
   // Counters start from the live state at the window's start, not from zero.
@@ -216,7 +235,8 @@ TEST(PerfettoExport, HostileAndInvalidStringsStayStrings) {
   std::set<std::string> names;
   for (const Json& x : e->json["traceEvents"]) {
     names.insert(x.value("name", ""));
-    if (x["ph"] == "M") names.insert(x["args"].value("name", ""));
+    if (x["ph"] == "M")
+      names.insert(x["args"].value("name", ""));
   }
   EXPECT_TRUE(names.count(kHostileKernel));
   EXPECT_TRUE(names.count(kHostileRange));
@@ -241,16 +261,18 @@ TEST(PerfettoExport, CutTraceExportsWhatWasRead) {
   auto reader = trace::TraceReader::FromBuffer(bytes);
   ASSERT_TRUE(reader.ok());
   std::string out;
-  auto stats = analysis::ExportPerfetto(reader->get(), report.ranks[0], {}, [&](std::string_view p) {
-    out.append(p);
-    return absl::OkStatus();
-  });
+  auto stats =
+      analysis::ExportPerfetto(reader->get(), report.ranks[0], {}, [&](std::string_view p) {
+        out.append(p);
+        return absl::OkStatus();
+      });
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_TRUE((*reader)->status().partial());
   const Json j = Json::parse(out);
   ExpectWellFormed(j);
   bool unfinished = false;
-  for (const Json& x : j["traceEvents"]) unfinished |= x.contains("args") && x["args"].contains("unfinished");
+  for (const Json& x : j["traceEvents"])
+    unfinished |= x.contains("args") && x["args"].contains("unfinished");
   EXPECT_TRUE(unfinished) << "ranges open at the cut are closed at the last timestamp";
 }
 
@@ -258,8 +280,9 @@ TEST(PerfettoExport, WriteErrorsPropagate) {
   const std::string bytes = SimulateBinary(FlatSim(20));
   const analysis::Report report = AnalyzeBytes(bytes);
   auto reader = trace::TraceReader::FromBuffer(bytes);
-  auto stats = analysis::ExportPerfetto(reader->get(), report.ranks[0], {},
-                                        [](std::string_view) { return absl::UnavailableError("disk full"); });
+  auto stats = analysis::ExportPerfetto(reader->get(), report.ranks[0], {}, [](std::string_view) {
+    return absl::UnavailableError("disk full");
+  });
   EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnavailable);
 }
 

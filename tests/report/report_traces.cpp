@@ -45,24 +45,27 @@ TraceBuilder HostileTrace(const HostileShape& shape) {
     t += 1000;
     for (int j = 0; j < shape.ranges; ++j) {
       b.Push(t, names[static_cast<size_t>(j)]);
-      b.Alloc(t + 100, temp_base + static_cast<uint64_t>(j) * 0x10000, 4096u << (j % 4), MemoryKind::kPool,
-              "cuMemAllocAsync", temp_site)
+      b.Alloc(t + 100, temp_base + static_cast<uint64_t>(j) * 0x10000, 4096u << (j % 4),
+              MemoryKind::kPool, "cuMemAllocAsync", temp_site)
           .dur = 800;
       b.Launch(t + 1000, 3000, kernels[static_cast<size_t>(j)], corr);
       b.Kernel(t + 5000, 4000 + j * 10 + (i % 7), kernels[static_cast<size_t>(j)], corr);
       ++corr;
       b.Free(t + 4100, temp_base + static_cast<uint64_t>(j) * 0x10000).dur = 300;
-      const int64_t extra = j == 0 ? static_cast<int64_t>(leaked) * shape.host_ns_per_leaked : (i * 7 + j * 13) % 900;
+      const int64_t extra =
+          j == 0 ? static_cast<int64_t>(leaked) * shape.host_ns_per_leaked : (i * 7 + j * 13) % 900;
       b.Pop(t + 6000 + extra);
       t += 7000 + extra;
     }
-    b.Alloc(t, leak_base + leaked * 0x1000, 512, MemoryKind::kPool, "cuMemAllocAsync", leak_site).dur = 900;
+    b.Alloc(t, leak_base + leaked * 0x1000, 512, MemoryKind::kPool, "cuMemAllocAsync", leak_site)
+        .dur = 900;
     ++leaked;
     b.Sync(t + 100, 20000, SyncKind::kStream, "cuStreamSynchronize");
     // A loader thread stages pinned buffers (freed again) a little behind the main thread.
-    b.Alloc(t + 200, 0x500000000000 + static_cast<uint64_t>(i % 4) * 0x1000, 8192, MemoryKind::kPinned,
-            "cuMemAllocHost_v2", loader_site, 2);
-    b.Free(t + 300, 0x500000000000 + static_cast<uint64_t>(i % 4) * 0x1000, MemoryKind::kPinned, "cuMemFreeHost", 2);
+    b.Alloc(t + 200, 0x500000000000 + static_cast<uint64_t>(i % 4) * 0x1000, 8192,
+            MemoryKind::kPinned, "cuMemAllocHost_v2", loader_site, 2);
+    b.Free(t + 300, 0x500000000000 + static_cast<uint64_t>(i % 4) * 0x1000, MemoryKind::kPinned,
+           "cuMemFreeHost", 2);
     b.Gauge(t + 400, "pool.reserved", static_cast<int64_t>((64ull << 20) + leaked * 512), 0xabc);
     Event& o = b.Add(EventType::kOverhead, t + 500);
     o.dur = 30000;
@@ -77,7 +80,8 @@ TraceBuilder HostileTrace(const HostileShape& shape) {
     b.Pop(t + 30000);
     t += 31000;
   }
-  if (shape.drops_every > 0) b.set_dropped(3 * (shape.iterations / shape.drops_every));
+  if (shape.drops_every > 0)
+    b.set_dropped(3 * (shape.iterations / shape.drops_every));
   return b;
 }
 

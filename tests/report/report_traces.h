@@ -22,9 +22,9 @@ inline constexpr char kSeparatorRange[] = "line\u2028separator";
 
 struct HostileShape {
   int iterations = 1500;
-  int ranges = 36;                 // NVTX ranges per iteration besides the iteration range
+  int ranges = 36;                   // NVTX ranges per iteration besides the iteration range
   int64_t host_ns_per_leaked = 200;  // the first range slows with every leaked allocation
-  int drops_every = 100;           // a drops event every N iterations (0 = none)
+  int drops_every = 100;             // a drops event every N iterations (0 = none)
 };
 
 // The hostile trace: per iteration a "step" range holding `ranges` named ranges, each with a
