@@ -65,6 +65,7 @@ CUpti_Activity* g_cursor = nullptr;
 
 std::mutex g_enable_mutex;  // CUPTI asks callers to serialize enable/disable
 std::atomic<bool> g_kernels_on{false};
+std::atomic<bool> g_memory_on{false};
 
 uint8_t* MapBuffer() {
   void* p = mmap(nullptr, kBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -167,8 +168,9 @@ bool StartActivity(const ActivityOptions& options) noexcept {
   }
   std::lock_guard<std::mutex> lock(g_enable_mutex);
   if (options.memory) {
-    Enable(CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2");
+    const bool ok = Enable(CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2");
     Enable(CUPTI_ACTIVITY_KIND_MEMORY_POOL, "MEMORY_POOL");
+    g_memory_on.store(ok, std::memory_order_relaxed);
   }
   if (options.kernels_all && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL")) {
     g_kernels_on.store(true, std::memory_order_relaxed);
@@ -194,6 +196,8 @@ bool KernelActivityOn() noexcept { return g_kernels_on.load(std::memory_order_re
 
 void SetMemoryActivity(bool on) noexcept {
   std::lock_guard<std::mutex> lock(g_enable_mutex);
+  if (g_memory_on.load(std::memory_order_relaxed) == on) return;
+  g_memory_on.store(on, std::memory_order_relaxed);
   if (on) {
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL);

@@ -106,9 +106,17 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
              Fail(error, error_size, key, value, "an integer from 1 to 1048576");
     case OptionKey::kApi:
       return ParseBool(value, &config->api) || Fail(error, error_size, key, value, "on or off");
-    case OptionKey::kMemoryActivity:
-      return ParseBool(value, &config->memory_activity) ||
-             Fail(error, error_size, key, value, "on or off");
+    case OptionKey::kMemoryActivity: {
+      bool on = false;
+      if (Equals(value, "sampled")) {
+        config->memory_activity = MemoryActivity::kSampled;
+      } else if (ParseBool(value, &on)) {
+        config->memory_activity = on ? MemoryActivity::kOn : MemoryActivity::kOff;
+      } else {
+        return Fail(error, error_size, key, value, "off, sampled or on");
+      }
+      return true;
+    }
     case OptionKey::kStacks:
       if (Equals(value, "off")) {
         config->stacks = StackMode::kOff;

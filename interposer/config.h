@@ -15,6 +15,7 @@ namespace cuclimb::interposer {
 
 enum class KernelMode : uint8_t { kOff, kSampled, kAll };
 enum class StackMode : uint8_t { kOff, kFramePointer, kUnwind };
+enum class MemoryActivity : uint8_t { kOff, kSampled, kOn };
 
 inline constexpr size_t kMaxPathBytes = 1024;
 inline constexpr size_t kMaxIterationNames = 8;
@@ -25,7 +26,7 @@ struct Config {
   KernelMode kernels = KernelMode::kSampled;
   uint32_t kernel_every = 32;
   bool api = true;
-  bool memory_activity = true;
+  MemoryActivity memory_activity = MemoryActivity::kSampled;
   StackMode stacks = StackMode::kOff;
   uint32_t stack_depth = 32;
   uint32_t sample_hz = 0;

@@ -20,9 +20,9 @@
   X(kApi, "CUCLIMB_API", "api", "on|off", "on",                                                   \
     "host times of launches, synchronizations, copies and event records; off records "            \
     "allocations, handles and NVTX only")                                                         \
-  X(kMemoryActivity, "CUCLIMB_MEMORY_ACTIVITY", "memory-activity", "on|off", "on",                \
+  X(kMemoryActivity, "CUCLIMB_MEMORY_ACTIVITY", "memory-activity", "off|sampled|on", "sampled",    \
     "CUPTI MEMORY2 and MEMORY_POOL records (graph and driver-internal allocations, pool sizes; "   \
-    "~0.6 us per allocation)")                                                                    \
+    "~1 us per allocation and per free while on): sampled shares the kernel-timing windows")      \
   X(kStacks, "CUCLIMB_STACKS", "stacks", "off|fp|unwind", "off",                                  \
     "host call stack per allocation and handle: frame-pointer walk (cheap, stops at code built "  \
     "without frame pointers) or full unwind (~2-3 us each)")                                      \

@@ -10,6 +10,11 @@
 
 #define CUCLIMB_EXPORT extern "C" __attribute__((visibility("default")))
 
+// The injection entry points, with the signatures the driver and NVTX look up by name.
+CUCLIMB_EXPORT int InitializeInjection(void);
+CUCLIMB_EXPORT int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t));
+CUCLIMB_EXPORT int InitializeInjectionNvtxExtension(void* module_info);
+
 // CUDA_INJECTION64_PATH: the driver calls this inside the first cuInit.
 CUCLIMB_EXPORT int InitializeInjection(void) {
   cuclimb::interposer::InitializeCupti();

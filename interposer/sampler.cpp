@@ -23,6 +23,7 @@ bool g_described[kMaxDevices] = {};
 bool g_default_pools_known[kMaxDevices] = {};
 int64_t g_last_sample_ns = 0;
 uint64_t g_last_marks = 0;
+size_t g_last_contexts = 0;
 uint64_t g_skipped = 0;
 uint64_t g_skipped_reported = 0;
 bool g_relaxed = false;
@@ -205,7 +206,9 @@ void MaybeSample(int64_t now_ns, bool force) {
   if (!d.loaded) return;
   EnsureRelaxed(d);
   const uint64_t marks = g_iteration_marks.load(std::memory_order_relaxed);
-  const bool boundary = marks != g_last_marks;
+  // A new context (a device starts being used) is described and sampled at once: a short
+  // program without iteration marks would otherwise end before the first period.
+  const bool boundary = marks != g_last_marks || g_contexts.size() != g_last_contexts;
   const bool period_due = g_config.gauge_ms > 0 &&
                           now_ns - g_last_sample_ns >= int64_t{g_config.gauge_ms} * 1'000'000;
   if (!force && !boundary && !period_due) return;
@@ -216,6 +219,7 @@ void MaybeSample(int64_t now_ns, bool force) {
     return;  // the next tick retries; boundary stays pending
   }
   g_last_marks = marks;
+  g_last_contexts = g_contexts.size();
   g_last_sample_ns = now_ns;
   Sample(d, now_ns);
   ReportSkips(now_ns);

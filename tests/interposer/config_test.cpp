@@ -35,7 +35,7 @@ TEST(ConfigTest, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(c.kernels, KernelMode::kSampled);
   EXPECT_EQ(c.kernel_every, 32u);
   EXPECT_TRUE(c.api);
-  EXPECT_TRUE(c.memory_activity);
+  EXPECT_EQ(c.memory_activity, MemoryActivity::kSampled);
   EXPECT_EQ(c.stacks, StackMode::kOff);
   EXPECT_EQ(c.sample_hz, 0u);
   EXPECT_FALSE(c.paused);
@@ -65,7 +65,7 @@ TEST(ConfigTest, EveryOptionParses) {
   EXPECT_EQ(c.kernels, KernelMode::kAll);
   EXPECT_EQ(c.kernel_every, 8u);
   EXPECT_FALSE(c.api);
-  EXPECT_FALSE(c.memory_activity);
+  EXPECT_EQ(c.memory_activity, MemoryActivity::kOff);
   EXPECT_EQ(c.stacks, StackMode::kFramePointer);
   EXPECT_EQ(c.stack_depth, 64u);
   EXPECT_EQ(c.sample_hz, 1000u);

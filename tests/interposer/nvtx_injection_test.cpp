@@ -40,7 +40,9 @@ class NvtxInjection : public ::testing::Test {
 
   RunResult RunMode(const std::string& mode,
                     std::vector<std::pair<std::string, std::string>> extra = {}) {
+    const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND");
     std::vector<std::pair<std::string, std::string>> env = {
+        {"CUCLIMB_TEST_NVTX_SECOND", second != nullptr ? second : ""},
         {"NVTX_INJECTION64_PATH", Lib()},
         {"CUDA_INJECTION64_PATH", ""},
         {"LD_PRELOAD", ""},
@@ -81,10 +83,13 @@ TEST_F(NvtxInjection, RecordsRangesMarksDomainsAndTheMemoryApi) {
   EXPECT_EQ(t.Count(EventType::kPush), 11u);  // 5 iteration + 5 forward + 1 wide
   EXPECT_EQ(t.Count(EventType::kPop), 11u);
   std::vector<std::string> marks = Names(t, EventType::kMark);
-  ASSERT_EQ(marks.size(), 2u);
+  ASSERT_EQ(marks.size(), 3u);
   EXPECT_EQ(marks[0], "start");
   EXPECT_EQ(marks[1], "checkpoint");
   EXPECT_EQ(t.Of(EventType::kMark)[1].value, -7);
+  // The second NVTX instance (a library of its own) reached cuclimb too.
+  EXPECT_EQ(marks[2], "from-second-instance");
+  EXPECT_EQ(t.Str(t.Of(EventType::kMark)[2].domain), "second-instance");
   ASSERT_EQ(t.Count(EventType::kRangeStart), 1u);
   ASSERT_EQ(t.Count(EventType::kRangeEnd), 1u);
   EXPECT_EQ(t.Of(EventType::kRangeStart)[0].addr, t.Of(EventType::kRangeEnd)[0].addr);

@@ -122,6 +122,15 @@ void Basic() {
   nvtxRangePushW(L"wide");
   nvtxRangePop();
   MemoryApi(domain);
+  // A second NVTX instance, in a library of its own.
+  if (const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND")) {
+    if (void* lib = dlopen(second, RTLD_NOW | RTLD_LOCAL)) {
+      if (auto second_mark =
+              reinterpret_cast<void (*)()>(dlsym(lib, "cuclimb_test_second_instance_mark"))) {
+        second_mark();
+      }
+    }
+  }
 }
 
 void Threads(int threads, int per_thread) {

@@ -56,8 +56,6 @@ __global__ void coop_kernel(float* p, int n) {
   if (i < n) p[i] += 1.0f;
 }
 
-__global__ void empty_kernel() {}
-
 // A hand-written PTX kernel (checked with ptxas -arch=sm_90) for the module/library paths.
 const char kPtx[] = R"(
 .version 8.0
