@@ -7,7 +7,10 @@ charts and tables are in the DOM, sorting and hover work, every injection attemp
 trace shows as text, and the 1500-iteration page is interactive within 2 s. Screenshots go to
 ARTIFACT_DIR. Exit 77 (skipped) only when chromium or chromedriver is not installed.
 
-Usage: browser_test.py CUCLIMB MAKE_REPORT_TRACES ARTIFACT_DIR
+The golden traces (tests/golden: marks, launch-period iterations, ranks, a cut trace, JSON Lines)
+are rendered too, each checked for console errors.
+
+Usage: browser_test.py CUCLIMB MAKE_REPORT_TRACES ARTIFACT_DIR GOLDEN_DIR
 """
 import os
 import shutil
@@ -50,8 +53,8 @@ except ImportError:
     print("FAIL: chromium is installed but python3-selenium is not (apt-get install python3-selenium)")
     sys.exit(1)
 
-CUCLIMB, MAKE_TRACES, ARTIFACTS = sys.argv[1:4]
-del sys.argv[1:4]
+CUCLIMB, MAKE_TRACES, ARTIFACTS, GOLDEN = sys.argv[1:5]
+del sys.argv[1:5]
 WORK = tempfile.TemporaryDirectory(prefix="cuclimb-browser-")
 
 # Planted by tests/report/report_traces.h: each must appear as text, none may run.
@@ -225,6 +228,35 @@ class DiffPage(Page, unittest.TestCase):
         row = self.d.find_element(By.CSS_SELECTOR, "#ranges tbody tr")
         row.click()
         self.assertTrue(self.js("return document.querySelector('#ranges tbody tr').classList.contains('selected')"))
+
+
+class GoldenPages(unittest.TestCase):
+    """Every golden trace's report renders without a console error (ranks, marks, launch period,
+    a cut trace, JSON Lines, no NVTX)."""
+
+    def test_all(self):
+        d = DRIVER_INSTANCE
+        groups = {"ranks": ["rank0.trace", "rank1.trace"]}
+        for name in sorted(os.listdir(GOLDEN)):
+            if name.endswith((".trace", ".jsonl")) and not name.startswith("rank"):
+                groups[name] = [name]
+        self.assertGreater(len(groups), 5)
+        for label, traces in groups.items():
+            with self.subTest(label):
+                out = w("golden-" + label + ".html")
+                r = subprocess.run([CUCLIMB, "analyze", *[os.path.join(GOLDEN, t) for t in traces], "--html", out, "--quiet"],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertIn(r.returncode, (0, 3), r.stderr)  # 3: the cut trace
+                d.get_log("browser")
+                d.get("file://" + out)
+                deadline = time.time() + 20
+                while d.execute_script("return document.body.getAttribute('data-ready')") != "1":
+                    self.assertLess(time.time(), deadline, label + ": never finished rendering")
+                    time.sleep(0.02)
+                if len(traces) > 1:  # switch to the second rank
+                    d.execute_script("const s = document.getElementById('rank-select'); s.value = '1'; s.dispatchEvent(new Event('change'))")
+                errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+                self.assertEqual(errors, [], label)
 
 
 if __name__ == "__main__":
