@@ -39,7 +39,7 @@ struct Config {
   bool follow_children = true;
   bool paused = false;
   uint32_t ring_kib = 4096;
-  uint32_t flush_ms = 50;
+  uint32_t flush_ms = 20;
   bool quiet = false;
 };
 

@@ -211,7 +211,10 @@ void MaybeSample(int64_t now_ns, bool force) {
   const bool boundary = marks != g_last_marks || g_contexts.size() != g_last_contexts;
   const bool period_due = g_config.gauge_ms > 0 &&
                           now_ns - g_last_sample_ns >= int64_t{g_config.gauge_ms} * 1'000'000;
-  if (!force && !boundary && !period_due) return;
+  // Iteration boundaries trigger a sample at most every 50 ms: fast loops pass many per tick,
+  // and each sample is a handful of driver calls.
+  const bool boundary_due = boundary && now_ns - g_last_sample_ns >= 50'000'000;
+  if (!force && !boundary_due && !period_due) return;
   if (Captures().Active() > 0) {
     if (g_debug_capture_queries) DebugQueryDuringCapture(d, now_ns);
     ++g_skipped;
