@@ -34,8 +34,10 @@ int64_t Ts(uint64_t cupti_ns) { return ToTraceNs(static_cast<int64_t>(cupti_ns))
 void ActivityTranslator::InternNames() noexcept {
   str_memory2_ = InternString("MEMORY2");
   str_memory_pool_ = InternString("MEMORY_POOL");
-  str_reserved_ = InternString("pool.reserved");
-  str_used_ = InternString("pool.used");
+  // Not "pool.reserved"/"pool.used": CUPTI identifies a pool by the base address of its memory,
+  // not by the CUmemoryPool handle that the writer's gauges and the API events carry.
+  str_reserved_ = InternString("memory2.pool.reserved");
+  str_used_ = InternString("memory2.pool.used");
 }
 
 size_t ActivityTranslator::PoolGauges(int64_t ts, int32_t device, uint64_t pool,

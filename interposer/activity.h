@@ -18,7 +18,10 @@
 namespace cuclimb::interposer {
 
 // Writer-side state of the translation: the last pool gauges emitted, so an unchanged pool
-// emits nothing. Not thread-safe: one translator per consumer.
+// emits nothing. Gauges from MEMORY2/MEMORY_POOL records are named memory2.pool.reserved and
+// memory2.pool.used and carry the pool's base address as seen by CUPTI (on the H200: the address
+// of the pool's first allocation), not the CUmemoryPool handle. Not thread-safe: one translator
+// per consumer.
 class ActivityTranslator {
  public:
   static constexpr size_t kMaxEvents = 4;  // events one record can produce

@@ -543,10 +543,10 @@ TEST(ActivityTest, MemoryPoolAndKernelRecords) {
   ASSERT_EQ(t.Count(EventType::kFree), 1u);
   const std::vector<Event> gauges = t.Of(EventType::kGauge);
   ASSERT_EQ(gauges.size(), 6u);
-  EXPECT_EQ(t.Str(gauges[0].name), "pool.reserved");
+  EXPECT_EQ(t.Str(gauges[0].name), "memory2.pool.reserved");
   EXPECT_EQ(gauges[0].value, 2 << 20);
   EXPECT_EQ(gauges[0].handle, 0x70000u);
-  EXPECT_EQ(t.Str(gauges[1].name), "pool.used");
+  EXPECT_EQ(t.Str(gauges[1].name), "memory2.pool.used");
   EXPECT_EQ(gauges[1].value, 512);
   EXPECT_EQ(gauges[2].value, 3 << 20);  // reserved after the release's growth
   EXPECT_EQ(gauges[3].value, 0);        // used then
