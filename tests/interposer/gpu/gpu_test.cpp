@@ -371,6 +371,20 @@ int main(int argc, char** argv) {
       scenarios.push_back(argv[i]);
     }
   }
+  // --check TRACE EXPECT: the checks of the families scenario on a trace recorded earlier (the
+  // H200 trace in tests/interposer/data), without a GPU.
+  if (argc == 4 && std::strcmp(argv[1], "--check") == 0) {
+    const Trace t = ReadTrace(argv[2]);
+    CheckCommon("recorded", t, true);
+    if (t.opened) {
+      std::ifstream in(argv[3]);
+      std::stringstream text;
+      text << in.rdbuf();
+      for (const auto& w : Expectations(text.str())) CheckExpectation("recorded", t, w);
+    }
+    std::printf("recorded-trace checks: %d passed, %d failed\n", g_passes, g_failures);
+    return g_failures == 0 ? 0 : 1;
+  }
   if (Env("CUCLIMB_LIB").empty() || Env("CUCLIMB_TEST_GPU_PROGRAM").empty()) {
     std::fprintf(stderr, "set CUCLIMB_LIB and CUCLIMB_TEST_GPU_PROGRAM\n");
     return 2;
