@@ -2,10 +2,10 @@
 // Our own work per hooked call, without a GPU: the CUPTI switchboard (ENTER + EXIT of one driver
 // call, synthesized) and the NVTX push/pop hooks, with the recorder running. CUPTI's own cost of
 // delivering a callback is not included (bench/interposer_step_bench.cu measures it on a GPU).
-#include <unistd.h>
-
 #include <cstdio>
 #include <string>
+
+#include <unistd.h>
 
 #include <benchmark/benchmark.h>
 
@@ -62,8 +62,9 @@ BENCHMARK(BM_AllocAsyncCallback)->Threads(1)->Threads(4);
 
 void BM_LaunchCallback(benchmark::State& state) {
   StartOnce();
-  cuLaunchKernel_params params{reinterpret_cast<CUfunction>(0xf00), 2, 1, 1, 128, 1, 1, 0,
-                               reinterpret_cast<CUstream>(0x55), nullptr, nullptr};
+  cuLaunchKernel_params params{
+      reinterpret_cast<CUfunction>(0xf00), 2,       1,      1, 128, 1, 1, 0,
+      reinterpret_cast<CUstream>(0x55),    nullptr, nullptr};
   for (auto _ : state) {
     Deliver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &params, "_Z6kernelPfS_i");
     benchmark::ClobberMemory();

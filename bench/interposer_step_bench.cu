@@ -12,9 +12,6 @@
 //
 //   interposer_step_bench [--iters N] [--block K] [--launches L] [--allocs A] [--label TEXT]
 //                         [--no-pause]
-#include <cuda_runtime.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,22 +20,26 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
+
+#include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
 namespace {
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    const cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                                \
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    const cudaError_t e_ = (call);                                                                \
+    if (e_ != cudaSuccess) {                                                                      \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(3);                                                                         \
-    }                                                                                       \
+      std::exit(3);                                                                               \
+    }                                                                                             \
   } while (0)
 
 __global__ void axpy(float* y, const float* x, float a, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
+  if (i < n)
+    y[i] = a * x[i] + y[i];
 }
 
 __global__ void empty_kernel() {}
@@ -53,9 +54,11 @@ struct CApi {
 CApi FindCApi() {
   CApi api;
   const char* lib = std::getenv("CUDA_INJECTION64_PATH");
-  if (lib == nullptr) return api;
+  if (lib == nullptr)
+    return api;
   void* handle = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
-  if (handle == nullptr) return api;
+  if (handle == nullptr)
+    return api;
   api.pause = reinterpret_cast<Fn>(dlsym(handle, "cuclimb_pause"));
   api.resume = reinterpret_cast<Fn>(dlsym(handle, "cuclimb_resume"));
   return api;
@@ -73,7 +76,8 @@ struct Stats {
 Stats Of(std::vector<double> v) {
   Stats s;
   s.n = v.size();
-  if (v.empty()) return s;
+  if (v.empty())
+    return s;
   std::sort(v.begin(), v.end());
   auto q = [&](double f) { return v[static_cast<size_t>(f * (v.size() - 1))]; };
   s.median = q(0.5);
@@ -87,7 +91,9 @@ Stats Of(std::vector<double> v) {
 
 std::string Json(const char* name, const Stats& s) {
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "\"%s\": {\"median_us\": %.3f, \"p25_us\": %.3f, \"p75_us\": %.3f, \"mean_us\": %.3f, \"n\": %zu}",
+  std::snprintf(buf, sizeof(buf),
+                "\"%s\": {\"median_us\": %.3f, \"p25_us\": %.3f, \"p75_us\": %.3f, \"mean_us\": "
+                "%.3f, \"n\": %zu}",
                 name, s.median * 1e6, s.p25 * 1e6, s.p75 * 1e6, s.mean * 1e6, s.n);
   return buf;
 }
@@ -99,7 +105,8 @@ int main(int argc, char** argv) {
   std::string label = "run";
   bool no_pause = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--no-pause") == 0) no_pause = true;
+    if (std::strcmp(argv[i], "--no-pause") == 0)
+      no_pause = true;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -107,11 +114,16 @@ int main(int argc, char** argv) {
       --i;
       continue;
     }
-    if (k == "--iters") iters = std::atoi(argv[i + 1]);
-    if (k == "--block") block = std::atoi(argv[i + 1]);
-    if (k == "--launches") launches = std::atoi(argv[i + 1]);
-    if (k == "--allocs") allocs = std::atoi(argv[i + 1]);
-    if (k == "--label") label = argv[i + 1];
+    if (k == "--iters")
+      iters = std::atoi(argv[i + 1]);
+    if (k == "--block")
+      block = std::atoi(argv[i + 1]);
+    if (k == "--launches")
+      launches = std::atoi(argv[i + 1]);
+    if (k == "--allocs")
+      allocs = std::atoi(argv[i + 1]);
+    if (k == "--label")
+      label = argv[i + 1];
   }
   const int n = 1 << 16;
   cudaStream_t s = nullptr;
@@ -156,7 +168,8 @@ int main(int argc, char** argv) {
   const int blocks = std::max(2, iters / block);
   for (int b = 0; b < blocks; ++b) {
     const bool recording = traced && (b % 2 == 1);
-    if (traced) recording ? api.resume() : api.pause();
+    if (traced)
+      recording ? api.resume() : api.pause();
     current.clear();
     for (int i = 0; i < block; ++i) {
       const double t0 = Now();
@@ -166,13 +179,16 @@ int main(int argc, char** argv) {
     std::vector<double>& samples = (recording || !traced) ? on : off;
     samples.insert(samples.end(), current.begin(), current.end());
     const double m = Of(current).median;
-    if (traced && !recording) last_off_median = m;
-    if (traced && recording && last_off_median > 0) block_ratio.push_back(m / last_off_median);
+    if (traced && !recording)
+      last_off_median = m;
+    if (traced && recording && last_off_median > 0)
+      block_ratio.push_back(m / last_off_median);
   }
 
   // Micro-benchmarks: per-call cost, paused against resumed.
   auto micro = [&](bool recording, bool launch) {
-    if (traced) recording ? api.resume() : api.pause();
+    if (traced)
+      recording ? api.resume() : api.pause();
     const int reps = 20000;
     CHECK(cudaStreamSynchronize(s));
     const double t0 = Now();
@@ -195,18 +211,20 @@ int main(int argc, char** argv) {
     launch_off.push_back(micro(false, true));
     launch_on.push_back(micro(true, true));
   }
-  if (traced) api.resume();
+  if (traced)
+    api.resume();
 
   const Stats s_on = Of(on), s_off = Of(off), s_ratio = Of(block_ratio);
-  std::printf("{\"label\": \"%s\", \"traced\": %s, \"launches\": %d, \"allocs\": %d, %s, %s, "
-              "\"block_ratio\": {\"median\": %.4f, \"p25\": %.4f, \"p75\": %.4f, \"n\": %zu}, "
-              "%s, %s, %s, %s}\n",
-              label.c_str(), traced ? "true" : "false", launches, allocs,
-              Json("recording", s_on).c_str(), Json("paused", s_off).c_str(), s_ratio.median,
-              s_ratio.p25, s_ratio.p75, s_ratio.n, Json("alloc_pair_recording", Of(alloc_on)).c_str(),
-              Json("alloc_pair_paused", Of(alloc_off)).c_str(),
-              Json("launch_recording", Of(launch_on)).c_str(),
-              Json("launch_paused", Of(launch_off)).c_str());
+  std::printf(
+      "{\"label\": \"%s\", \"traced\": %s, \"launches\": %d, \"allocs\": %d, %s, %s, "
+      "\"block_ratio\": {\"median\": %.4f, \"p25\": %.4f, \"p75\": %.4f, \"n\": %zu}, "
+      "%s, %s, %s, %s}\n",
+      label.c_str(), traced ? "true" : "false", launches, allocs, Json("recording", s_on).c_str(),
+      Json("paused", s_off).c_str(), s_ratio.median, s_ratio.p25, s_ratio.p75, s_ratio.n,
+      Json("alloc_pair_recording", Of(alloc_on)).c_str(),
+      Json("alloc_pair_paused", Of(alloc_off)).c_str(),
+      Json("launch_recording", Of(launch_on)).c_str(),
+      Json("launch_paused", Of(launch_off)).c_str());
   CHECK(cudaFree(x));
   CHECK(cudaFree(y));
   CHECK(cudaStreamDestroy(s));

@@ -16,18 +16,22 @@ using format::MemoryKind;
 
 MemoryKind KindOf(CUpti_ActivityMemoryKind kind, bool pooled) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return MemoryKind::kPinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+      return MemoryKind::kPinned;
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
       return pooled ? MemoryKind::kPool : MemoryKind::kDevice;
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
       return MemoryKind::kManaged;
-    default: return MemoryKind::kUnknown;
+    default:
+      return MemoryKind::kUnknown;
   }
 }
 
-int64_t Ts(uint64_t cupti_ns) { return ToTraceNs(static_cast<int64_t>(cupti_ns)); }
+int64_t Ts(uint64_t cupti_ns) {
+  return ToTraceNs(static_cast<int64_t>(cupti_ns));
+}
 
 }  // namespace
 
@@ -40,11 +44,12 @@ void ActivityTranslator::InternNames() noexcept {
   str_used_ = InternString("memory2.pool.used");
 }
 
-size_t ActivityTranslator::PoolGauges(int64_t ts, int32_t device, uint64_t pool,
-                                      uint64_t reserved, uint64_t used, Event* out) noexcept {
+size_t ActivityTranslator::PoolGauges(int64_t ts, int32_t device, uint64_t pool, uint64_t reserved,
+                                      uint64_t used, Event* out) noexcept {
   PoolSeen* seen = nullptr;
   for (size_t i = 0; i < pool_count_; ++i) {
-    if (pools_[i].pool == pool) seen = &pools_[i];
+    if (pools_[i].pool == pool)
+      seen = &pools_[i];
   }
   if (seen == nullptr) {
     if (pool_count_ < kPools) {
@@ -58,7 +63,8 @@ size_t ActivityTranslator::PoolGauges(int64_t ts, int32_t device, uint64_t pool,
   // Only when the pool's reserved size changed (it grew, or gave memory back): the used size
   // changes with every allocation, which the alloc/free events already say, and one gauge pair
   // per record would double the trace of an allocation-heavy program.
-  if (reserved == seen->reserved) return 0;
+  if (reserved == seen->reserved)
+    return 0;
   size_t n = 0;
   for (auto [name, value, last] : {std::tuple{str_reserved_, reserved, &seen->reserved},
                                    std::tuple{str_used_, used, &seen->used}}) {
@@ -79,7 +85,8 @@ size_t ActivityTranslator::Translate(const CUpti_Activity* record, Event* out) n
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMORY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
-      const bool pooled = m->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
+      const bool pooled =
+          m->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
       const bool alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
       if (!alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) {
         ++unknown_;
@@ -93,7 +100,8 @@ size_t ActivityTranslator::Translate(const CUpti_Activity* record, Event* out) n
       ev.size = m->bytes;
       ev.device = static_cast<int32_t>(m->deviceId);
       ev.corr = m->correlationId;
-      if (pooled) ev.aux = m->memoryPoolConfig.address;
+      if (pooled)
+        ev.aux = m->memoryPoolConfig.address;
       out[0] = ev;
       size_t n = 1;
       if (pooled && m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) {
@@ -114,7 +122,8 @@ size_t ActivityTranslator::Translate(const CUpti_Activity* record, Event* out) n
         ev.size = p->minBytesToKeep;
         out[n++] = ev;
       } else if (p->memoryPoolOperationType != CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED &&
-                 p->memoryPoolOperationType != CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED) {
+                 p->memoryPoolOperationType !=
+                     CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED) {
         ++unknown_;
         return 0;
       }

@@ -5,9 +5,8 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
-#include <tuple>
-
 #include <sys/mman.h>
+#include <tuple>
 
 #include <cupti.h>
 
@@ -51,8 +50,9 @@ Completed g_queue[kMaxBuffers];
 size_t g_queue_head = 0;  // next to decode
 size_t g_queue_size = 0;
 
-std::atomic<uint64_t> g_refused{0};       // buffer requests we could not satisfy
-std::atomic<uint64_t> g_cupti_dropped{0};  // records CUPTI dropped (cuptiActivityGetNumDroppedRecords)
+std::atomic<uint64_t> g_refused{0};  // buffer requests we could not satisfy
+std::atomic<uint64_t> g_cupti_dropped{
+    0};  // records CUPTI dropped (cuptiActivityGetNumDroppedRecords)
 uint64_t g_reported_refused = 0;
 uint64_t g_reported_dropped = 0;
 
@@ -92,7 +92,8 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
       --g_allocated;
     }
   }
-  if (b == nullptr) g_refused.fetch_add(1, std::memory_order_relaxed);
+  if (b == nullptr)
+    g_refused.fetch_add(1, std::memory_order_relaxed);
   *buffer = b;
   *size = b != nullptr ? kBufferBytes : 0;
 }
@@ -104,7 +105,8 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
       dropped > 0) {
     g_cupti_dropped.fetch_add(dropped, std::memory_order_relaxed);
   }
-  if (buffer == nullptr) return;
+  if (buffer == nullptr)
+    return;
   std::lock_guard<SpinLock> lock(g_lock);
   // The queue holds every buffer that exists, so it cannot overflow.
   g_queue[(g_queue_head + g_queue_size) % kMaxBuffers] = Completed{buffer, valid};
@@ -120,14 +122,17 @@ void Recycle(uint8_t* buffer, size_t valid) {
 
 bool NextCompleted(Completed* out) {
   std::lock_guard<SpinLock> lock(g_lock);
-  if (g_queue_size == 0) return false;
+  if (g_queue_size == 0)
+    return false;
   *out = g_queue[g_queue_head];
   g_queue_head = (g_queue_head + 1) % kMaxBuffers;
   --g_queue_size;
   return true;
 }
 
-uint64_t CUPTIAPI Timestamp() { return static_cast<uint64_t>(ClockNs()); }
+uint64_t CUPTIAPI Timestamp() {
+  return static_cast<uint64_t>(ClockNs());
+}
 
 bool Enable(CUpti_ActivityKind kind, const char* name) {
   const CUptiResult r = cuptiActivityEnable(kind);
@@ -150,7 +155,8 @@ bool StartActivity(const ActivityOptions& options) noexcept {
     std::lock_guard<SpinLock> lock(g_lock);
     for (size_t i = 0; i < kInitialBuffers; ++i) {
       uint8_t* b = MapBuffer();
-      if (b == nullptr) break;
+      if (b == nullptr)
+        break;
       g_free[g_free_count++] = b;
       ++g_allocated;
     }
@@ -180,7 +186,8 @@ bool StartActivity(const ActivityOptions& options) noexcept {
 
 void SetKernelActivity(bool on) noexcept {
   std::lock_guard<std::mutex> lock(g_enable_mutex);
-  if (g_kernels_on.load(std::memory_order_relaxed) == on) return;
+  if (g_kernels_on.load(std::memory_order_relaxed) == on)
+    return;
   const CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                            : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (r == CUPTI_SUCCESS) {
@@ -192,11 +199,14 @@ void SetKernelActivity(bool on) noexcept {
   }
 }
 
-bool KernelActivityOn() noexcept { return g_kernels_on.load(std::memory_order_relaxed); }
+bool KernelActivityOn() noexcept {
+  return g_kernels_on.load(std::memory_order_relaxed);
+}
 
 void SetMemoryActivity(bool on) noexcept {
   std::lock_guard<std::mutex> lock(g_enable_mutex);
-  if (g_memory_on.load(std::memory_order_relaxed) == on) return;
+  if (g_memory_on.load(std::memory_order_relaxed) == on)
+    return;
   g_memory_on.store(on, std::memory_order_relaxed);
   if (on) {
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
@@ -218,12 +228,14 @@ size_t DrainActivity(size_t max_events) noexcept {
   format::Event events[ActivityTranslator::kMaxEvents];
   while (recorded + ActivityTranslator::kMaxEvents <= max_events) {
     if (g_current.buffer == nullptr) {
-      if (!NextCompleted(&g_current)) break;
+      if (!NextCompleted(&g_current))
+        break;
       g_cursor = nullptr;
     }
     bool buffer_done = !g_parse;
     while (!buffer_done && recorded + ActivityTranslator::kMaxEvents <= max_events) {
-      const CUptiResult r = cuptiActivityGetNextRecord(g_current.buffer, g_current.valid, &g_cursor);
+      const CUptiResult r =
+          cuptiActivityGetNextRecord(g_current.buffer, g_current.valid, &g_cursor);
       if (r != CUPTI_SUCCESS) {
         buffer_done = true;  // CUPTI_ERROR_MAX_LIMIT_REACHED at the end, or a bad buffer
         break;
@@ -231,7 +243,8 @@ size_t DrainActivity(size_t max_events) noexcept {
       const size_t n = g_translator.Translate(g_cursor, events);
       for (size_t i = 0; i < n; ++i) recorded += Record(events[i]) ? 1 : 0;
     }
-    if (!buffer_done) break;  // budget spent: resume this buffer next time
+    if (!buffer_done)
+      break;  // budget spent: resume this buffer next time
     Recycle(g_current.buffer, g_current.valid);
     g_current = Completed{nullptr, 0};
     g_cursor = nullptr;
@@ -245,12 +258,14 @@ void RecordActivityDrops() noexcept {
   for (auto [count, reported, reason] :
        {std::tuple{dropped, &g_reported_dropped, "cupti_records"},
         std::tuple{refused, &g_reported_refused, "cupti_buffer_refused"}}) {
-    if (count == *reported) continue;
+    if (count == *reported)
+      continue;
     format::Event ev = format::MakeEvent(format::EventType::kDrops);
     ev.ts = TraceClockNow();
     ev.value = static_cast<int64_t>(count - *reported);
     ev.text = InternString(reason);
-    if (Record(ev)) *reported = count;
+    if (Record(ev))
+      *reported = count;
   }
 }
 

@@ -51,7 +51,9 @@ constexpr auto kKnown = [] {
   return t;
 }();
 
-bool IsKnown(CUpti_CallbackId cbid) { return cbid < kMaxDriverCbid && kKnown.known[cbid]; }
+bool IsKnown(CUpti_CallbackId cbid) {
+  return cbid < kMaxDriverCbid && kKnown.known[cbid];
+}
 
 uint32_t ApiName(CUpti_CallbackId cbid) {
   return cbid < kMaxDriverCbid ? g_api_names[cbid].load(std::memory_order_relaxed) : 0;
@@ -68,9 +70,13 @@ Event Base(EventType type, const Call& c) {
   return ev;
 }
 
-uint32_t Stack() { return CaptureStack(g_config.stacks, g_config.stack_depth); }
+uint32_t Stack() {
+  return CaptureStack(g_config.stacks, g_config.stack_depth);
+}
 
-void Emit(const Event& ev) { Record(ev); }
+void Emit(const Event& ev) {
+  Record(ev);
+}
 
 // A failed call: its name, duration and CUresult.
 void EmitFailure(const Call& c, uint64_t stream) {
@@ -107,8 +113,10 @@ void EmitVmm(const Call& c, format::VmmOp op, uint64_t addr, uint64_t size, uint
   ev.addr = addr;
   ev.size = size;
   ev.handle = handle;
-  if (device >= 0) ev.device = device;
-  if (with_stack) ev.stack = Stack();
+  if (device >= 0)
+    ev.device = device;
+  if (with_stack)
+    ev.stack = Stack();
   Emit(ev);
 }
 
@@ -118,7 +126,8 @@ void EmitHandle(const Call& c, EventType type, format::HandleType handle_type, u
   ev.kind = static_cast<uint8_t>(handle_type);
   ev.handle = handle;
   ev.name = name;
-  if (type == EventType::kCreate) ev.stack = Stack();
+  if (type == EventType::kCreate)
+    ev.stack = Stack();
   Emit(ev);
 }
 
@@ -150,7 +159,9 @@ uint64_t StreamOf(const P* p) {
   }
 }
 
-uint64_t U(const void* p) { return reinterpret_cast<uint64_t>(p); }
+uint64_t U(const void* p) {
+  return reinterpret_cast<uint64_t>(p);
+}
 
 // ---- Decoders: one overload set per cbid_table.h decoder name. Called at EXIT. ----
 
@@ -187,13 +198,15 @@ void HostUnregister(const P* p, const Call& c) {
 
 template <typename P>
 void FreeDevice(const P* p, const Call& c) {
-  if (p->dptr == 0) return;  // cudaFree(0) initializes the runtime
+  if (p->dptr == 0)
+    return;  // cudaFree(0) initializes the runtime
   EmitFree(c, MemoryKind::kUnknown, p->dptr, 0);
 }
 
 template <typename P>
 void FreeHost(const P* p, const Call& c) {
-  if (p->p == nullptr) return;
+  if (p->p == nullptr)
+    return;
   EmitFree(c, MemoryKind::kPinned, U(p->p), 0);
 }
 
@@ -207,14 +220,14 @@ void AllocAsync(const P* p, const Call& c) {
   }
   // An allocation on a capturing stream becomes a node of the graph: its memory is reserved at
   // graph instantiation and mapped at launch, not now (no MEMORY2 record either).
-  const MemoryKind kind =
-      Captures().IsCapturing(stream) ? MemoryKind::kGraph : MemoryKind::kPool;
+  const MemoryKind kind = Captures().IsCapturing(stream) ? MemoryKind::kGraph : MemoryKind::kPool;
   EmitAlloc(c, kind, *p->dptr, p->bytesize, stream, pool);
 }
 
 template <typename P>
 void FreeAsync(const P* p, const Call& c) {
-  if (p->dptr == 0) return;
+  if (p->dptr == 0)
+    return;
   const uint64_t stream = StreamOf(p);
   EmitFree(c, Captures().IsCapturing(stream) ? MemoryKind::kGraph : MemoryKind::kPool, p->dptr,
            stream);
@@ -307,16 +320,24 @@ void PoolTrim(const P* p, const Call& c) {
 
 const char* PoolAttributeName(CUmemPool_attribute attr) {
   switch (attr) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: return "reuse_follow_event_dependencies";
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: return "reuse_allow_opportunistic";
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+      return "reuse_follow_event_dependencies";
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+      return "reuse_allow_opportunistic";
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
       return "reuse_allow_internal_dependencies";
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: return "release_threshold";
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: return "reserved_mem_current";
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: return "reserved_mem_high";
-    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: return "used_mem_current";
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: return "used_mem_high";
-    default: return "unknown";
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+      return "release_threshold";
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+      return "reserved_mem_current";
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+      return "reserved_mem_high";
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+      return "used_mem_current";
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+      return "used_mem_high";
+    default:
+      return "unknown";
   }
 }
 
@@ -370,7 +391,8 @@ void MemSetMemPool(const P* p, const Call& c) {
 
 template <typename P>
 void GraphMemAllocNode(const P* p, const Call& c) {
-  if (p->nodeParams == nullptr) return;
+  if (p->nodeParams == nullptr)
+    return;
   EmitAlloc(c, MemoryKind::kGraph, p->nodeParams->dptr, p->nodeParams->bytesize, 0, 0);
 }
 
@@ -405,7 +427,8 @@ template <typename P>
 void LibraryLoad(const P* p, const Call& c) {
   uint32_t name = 0;
   if constexpr (requires { p->fileName; }) {
-    if (p->fileName != nullptr) name = InternString(p->fileName);
+    if (p->fileName != nullptr)
+      name = InternString(p->fileName);
   }
   EmitHandle(c, EventType::kCreate, format::HandleType::kLibrary, U(*p->library), name);
 }
@@ -535,17 +558,22 @@ void CopyDtoD(const P* p, const Call& c) {
 format::CopyKind KindOf(CUmemorytype src, CUmemorytype dst) {
   const bool src_host = src == CU_MEMORYTYPE_HOST;
   const bool dst_host = dst == CU_MEMORYTYPE_HOST;
-  if (src == CU_MEMORYTYPE_UNIFIED || dst == CU_MEMORYTYPE_UNIFIED) return format::CopyKind::kUnknown;
-  if (src_host && dst_host) return format::CopyKind::kHtoH;
-  if (src_host) return format::CopyKind::kHtoD;
-  if (dst_host) return format::CopyKind::kDtoH;
+  if (src == CU_MEMORYTYPE_UNIFIED || dst == CU_MEMORYTYPE_UNIFIED)
+    return format::CopyKind::kUnknown;
+  if (src_host && dst_host)
+    return format::CopyKind::kHtoH;
+  if (src_host)
+    return format::CopyKind::kHtoD;
+  if (dst_host)
+    return format::CopyKind::kDtoH;
   return format::CopyKind::kDtoD;
 }
 
 template <typename P>
 void Copy2D(const P* p, const Call& c) {
   const CUDA_MEMCPY2D* m = p->pCopy;
-  if (m == nullptr) return;
+  if (m == nullptr)
+    return;
   const uint64_t dst = m->dstMemoryType == CU_MEMORYTYPE_HOST ? U(m->dstHost) : m->dstDevice;
   const uint64_t src = m->srcMemoryType == CU_MEMORYTYPE_HOST ? U(m->srcHost) : m->srcDevice;
   EmitCopy(c, KindOf(m->srcMemoryType, m->dstMemoryType), dst, src, m->WidthInBytes * m->Height,
@@ -611,12 +639,14 @@ void OnEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
 }
 
 void OnDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, int64_t t1) {
-  if (!IsKnown(cbid)) return;  // only with CUCLIMB_DEBUG_CBIDS, which enables the whole domain
+  if (!IsKnown(cbid))
+    return;  // only with CUCLIMB_DEBUG_CBIDS, which enables the whole domain
   Call c{};
   c.cbid = cbid;
   c.cb = cb;
   c.t1 = t1;
-  const int64_t enter = cb->correlationData != nullptr ? static_cast<int64_t>(*cb->correlationData) : 0;
+  const int64_t enter =
+      cb->correlationData != nullptr ? static_cast<int64_t>(*cb->correlationData) : 0;
   // ENTER may have been skipped (recording switched on mid-call): then the call is instantaneous.
   c.t0 = (enter > 0 && enter <= t1 && t1 - enter < 3'600'000'000'000) ? enter : t1;
   c.tid = CurrentTid();
@@ -636,9 +666,9 @@ void OnDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, int64_t t
     return;
   }
   switch (cbid) {
-#define CUCLIMB_DISPATCH(name, group, decoder)                                        \
-  case CUPTI_DRIVER_TRACE_CBID_##name:                                                \
-    decoder(static_cast<const name##_params*>(cb->functionParams), c);                \
+#define CUCLIMB_DISPATCH(name, group, decoder)                         \
+  case CUPTI_DRIVER_TRACE_CBID_##name:                                 \
+    decoder(static_cast<const name##_params*>(cb->functionParams), c); \
     break;
     CUCLIMB_DRIVER_CBIDS(CUCLIMB_DISPATCH)
 #undef CUCLIMB_DISPATCH
@@ -667,22 +697,23 @@ void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
     }
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
       g_contexts.DestroyBegin(context);
-      if (g_hooks.context_destroying != nullptr) g_hooks.context_destroying(context);
+      if (g_hooks.context_destroying != nullptr)
+        g_hooks.context_destroying(context);
       ev.type = EventType::kDestroy;
       ev.kind = static_cast<uint8_t>(format::HandleType::kContext);
       ev.handle = context;
       break;
     case CUPTI_CBID_RESOURCE_STREAM_CREATED:
     case CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING:
-      ev.type = cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED ? EventType::kCreate
-                                                            : EventType::kDestroy;
+      ev.type =
+          cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED ? EventType::kCreate : EventType::kDestroy;
       ev.kind = static_cast<uint8_t>(format::HandleType::kStream);
       ev.handle = U(data->resourceHandle.stream);
       break;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED:
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
-      ev.type = cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? EventType::kCreate
-                                                           : EventType::kDestroy;
+      ev.type =
+          cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? EventType::kCreate : EventType::kDestroy;
       ev.kind = static_cast<uint8_t>(format::HandleType::kModule);
       const auto* module = static_cast<const CUpti_ModuleResourceData*>(data->resourceDescriptor);
       ev.handle = module != nullptr ? module->moduleId : 0;
@@ -692,7 +723,7 @@ void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
     case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
     case CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING: {
       ev.type = cbid == CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING ? EventType::kDestroy
-                                                                    : EventType::kCreate;
+                                                                   : EventType::kCreate;
       ev.kind = static_cast<uint8_t>(format::HandleType::kGraph);
       const auto* graph = static_cast<const CUpti_GraphData*>(data->resourceDescriptor);
       ev.handle = graph != nullptr ? U(graph->graph) : 0;
@@ -700,8 +731,8 @@ void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
     }
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING: {
-      ev.type = cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED ? EventType::kCreate
-                                                               : EventType::kDestroy;
+      ev.type =
+          cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED ? EventType::kCreate : EventType::kDestroy;
       ev.kind = static_cast<uint8_t>(format::HandleType::kGraphExec);
       const auto* graph = static_cast<const CUpti_GraphData*>(data->resourceDescriptor);
       ev.handle = graph != nullptr ? U(graph->graphExec) : 0;
@@ -710,8 +741,10 @@ void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
     default:
       return;
   }
-  if (ev.type == EventType::kDestroy) with_stack = false;
-  if (with_stack) ev.stack = Stack();
+  if (ev.type == EventType::kDestroy)
+    with_stack = false;
+  if (with_stack)
+    ev.stack = Stack();
   Emit(ev);
 }
 
@@ -727,7 +760,6 @@ const CUpti_CallbackId kResourceEntries[] = {
     CUCLIMB_RESOURCE_CBIDS(CUCLIMB_RESOURCE)
 #undef CUCLIMB_RESOURCE
 };
-
 
 // While paused (or before recording starts) only cuclimb's own state is kept right: capture
 // begin/end (so no query ever runs during a capture), teardown handshakes, and the context
@@ -751,12 +783,14 @@ void TrackWhileOff(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
       case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
         // Every begin variant has hStream first.
         if (result == CUDA_SUCCESS) {
-          Captures().Begin(U(static_cast<const cuStreamBeginCapture_params*>(cb->functionParams)->hStream));
+          Captures().Begin(
+              U(static_cast<const cuStreamBeginCapture_params*>(cb->functionParams)->hStream));
         }
         return;
       case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
       case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
-        Captures().End(U(static_cast<const cuStreamEndCapture_params*>(cb->functionParams)->hStream));
+        Captures().End(
+            U(static_cast<const cuStreamEndCapture_params*>(cb->functionParams)->hStream));
         return;
       default:
         return;
@@ -766,9 +800,8 @@ void TrackWhileOff(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
     const auto* r = static_cast<const CUpti_ResourceData*>(data);
     const uint64_t context = U(r->context);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-      g_contexts.Put(context, g_hooks.device_of_context != nullptr
-                                  ? g_hooks.device_of_context(context)
-                                  : -1);
+      g_contexts.Put(
+          context, g_hooks.device_of_context != nullptr ? g_hooks.device_of_context(context) : -1);
     } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
       g_contexts.DestroyBegin(context);
     }
@@ -791,7 +824,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain,
     return;
   }
   ReentryGuard guard;
-  if (guard.nested()) return;
+  if (guard.nested())
+    return;
   if (!g_capture_on.load(std::memory_order_relaxed)) {
     TrackWhileOff(domain, cbid, data);
     return;
@@ -801,7 +835,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain,
       const auto* cb = static_cast<const CUpti_CallbackData*>(data);
       if (cb->callbackSite == CUPTI_API_ENTER) {
         const int64_t now = TraceClockNow();
-        if (cb->correlationData != nullptr) *cb->correlationData = static_cast<uint64_t>(now);
+        if (cb->correlationData != nullptr)
+          *cb->correlationData = static_cast<uint64_t>(now);
         OnEnter(cbid, cb);
         return;
       }
@@ -809,7 +844,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain,
       OnDriverExit(cbid, cb, t1);
       if (!t_thread_seen) {
         t_thread_seen = true;
-        if (g_hooks.thread_first_seen != nullptr) g_hooks.thread_first_seen();
+        if (g_hooks.thread_first_seen != nullptr)
+          g_hooks.thread_first_seen();
       }
       AddSelfTime(TraceClockNow() - t1);
       return;
@@ -862,7 +898,8 @@ void EnableCallbackCounting() noexcept {
 }
 
 uint64_t CallbackCount(size_t domain, size_t cbid) noexcept {
-  if (g_debug_counts == nullptr || domain >= kDebugDomains || cbid >= kDebugCbids) return 0;
+  if (g_debug_counts == nullptr || domain >= kDebugDomains || cbid >= kDebugCbids)
+    return 0;
   return g_debug_counts[domain * kDebugCbids + cbid].load(std::memory_order_relaxed);
 }
 

@@ -14,7 +14,8 @@ void CaptureState::Begin(uint64_t stream) noexcept {
   total_.fetch_add(1, std::memory_order_relaxed);
   for (auto& slot : streams_) {
     uint64_t expected = 0;
-    if (slot.compare_exchange_strong(expected, key, std::memory_order_acq_rel)) return;
+    if (slot.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
+      return;
   }
   // More than kSlots concurrent captures: counted, but IsCapturing misses the extra streams.
   overflow_.fetch_add(1, std::memory_order_relaxed);
@@ -37,7 +38,8 @@ void CaptureState::End(uint64_t stream) noexcept {
     bool took = false;
     while (o > 0 && !(took = overflow_.compare_exchange_weak(o, o - 1))) {
     }
-    if (!took) return;
+    if (!took)
+      return;
   }
   int n = active_.load(std::memory_order_relaxed);
   while (n > 0 && !active_.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) {
@@ -45,10 +47,12 @@ void CaptureState::End(uint64_t stream) noexcept {
 }
 
 bool CaptureState::IsCapturing(uint64_t stream) const noexcept {
-  if (active_.load(std::memory_order_acquire) == 0) return false;
+  if (active_.load(std::memory_order_acquire) == 0)
+    return false;
   const uint64_t key = stream != 0 ? stream : kNullStreamKey;
   for (const auto& slot : streams_) {
-    if (slot.load(std::memory_order_acquire) == key) return true;
+    if (slot.load(std::memory_order_acquire) == key)
+      return true;
   }
   return false;
 }
@@ -64,6 +68,8 @@ namespace {
 constinit CaptureState g_captures;
 }  // namespace
 
-CaptureState& Captures() noexcept { return g_captures; }
+CaptureState& Captures() noexcept {
+  return g_captures;
+}
 
 }  // namespace cuclimb::interposer

@@ -20,7 +20,11 @@ inline int64_t ClockNs() noexcept {
 int64_t BaseNs() noexcept;
 void SetBaseNs(int64_t base) noexcept;
 
-inline int64_t ToTraceNs(int64_t clock_ns) noexcept { return clock_ns - BaseNs(); }
-inline int64_t TraceClockNow() noexcept { return ToTraceNs(ClockNs()); }
+inline int64_t ToTraceNs(int64_t clock_ns) noexcept {
+  return clock_ns - BaseNs();
+}
+inline int64_t TraceClockNow() noexcept {
+  return ToTraceNs(ClockNs());
+}
 
 }  // namespace cuclimb::interposer

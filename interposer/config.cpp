@@ -11,7 +11,9 @@
 namespace cuclimb::interposer {
 namespace {
 
-bool Equals(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
+bool Equals(const char* a, const char* b) {
+  return std::strcmp(a, b) == 0;
+}
 
 // Accepts on/off, 1/0, true/false, yes/no.
 bool ParseBool(const char* value, bool* out) {
@@ -27,11 +29,13 @@ bool ParseBool(const char* value, bool* out) {
 }
 
 bool ParseUint(const char* value, uint32_t min, uint32_t max, uint32_t* out) {
-  if (value[0] < '0' || value[0] > '9') return false;
+  if (value[0] < '0' || value[0] > '9')
+    return false;
   errno = 0;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(value, &end, 10);
-  if (errno != 0 || end == value || *end != '\0' || v < min || v > max) return false;
+  if (errno != 0 || end == value || *end != '\0' || v < min || v > max)
+    return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
@@ -52,12 +56,14 @@ bool ParseIterationNames(const char* value, Config* config) {
     const char* comma = std::strchr(p, ',');
     const size_t len = comma != nullptr ? static_cast<size_t>(comma - p) : std::strlen(p);
     if (len > 0) {
-      if (len >= kMaxIterationNameBytes || tmp.iteration_count == kMaxIterationNames) return false;
+      if (len >= kMaxIterationNameBytes || tmp.iteration_count == kMaxIterationNames)
+        return false;
       std::memcpy(tmp.iteration[tmp.iteration_count], p, len);
       tmp.iteration[tmp.iteration_count][len] = '\0';
       ++tmp.iteration_count;
     }
-    if (comma == nullptr) break;
+    if (comma == nullptr)
+      break;
     p = comma + 1;
   }
   std::memcpy(config->iteration, tmp.iteration, sizeof(tmp.iteration));
@@ -67,11 +73,14 @@ bool ParseIterationNames(const char* value, Config* config) {
 
 }  // namespace
 
-const OptionInfo& InfoOf(OptionKey key) noexcept { return kOptionTable[static_cast<int>(key)]; }
+const OptionInfo& InfoOf(OptionKey key) noexcept {
+  return kOptionTable[static_cast<int>(key)];
+}
 
 bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
                  size_t error_size) noexcept {
-  if (value == nullptr) return true;
+  if (value == nullptr)
+    return true;
   switch (key) {
     case OptionKey::kOutput: {
       const size_t len = std::strlen(value);
@@ -177,7 +186,8 @@ Config LoadConfig(GetenvFn getenv_fn, WarnFn warn) noexcept {
   Config config;
   for (const OptionInfo& info : kOptionTable) {
     const char* value = getenv_fn(info.env);
-    if (value == nullptr) continue;
+    if (value == nullptr)
+      continue;
     char error[256];
     if (!ApplyOption(&config, info.key, value, error, sizeof(error)) && warn != nullptr) {
       char message[320];
@@ -190,12 +200,14 @@ Config LoadConfig(GetenvFn getenv_fn, WarnFn warn) noexcept {
 }
 
 bool IsIterationName(const Config& config, const char* name) noexcept {
-  if (name == nullptr || name[0] == '\0') return false;
+  if (name == nullptr || name[0] == '\0')
+    return false;
   for (size_t i = 0; i < config.iteration_count; ++i) {
     const char* pattern = config.iteration[i];
     const size_t len = std::strlen(pattern);
     if (len > 0 && pattern[len - 1] == '*') {
-      if (std::strncmp(name, pattern, len - 1) == 0) return true;
+      if (std::strncmp(name, pattern, len - 1) == 0)
+        return true;
     } else if (std::strcmp(name, pattern) == 0) {
       return true;
     }
@@ -207,7 +219,8 @@ bool ExpandOutputPattern(const char* pattern, const PatternValues& values, char*
                          size_t out_size, char* error, size_t error_size) noexcept {
   size_t n = 0;
   auto put = [&](const char* s, size_t len) {
-    if (n + len >= out_size) return false;
+    if (n + len >= out_size)
+      return false;
     std::memcpy(out + n, s, len);
     n += len;
     return true;
@@ -245,16 +258,19 @@ bool ExpandOutputPattern(const char* pattern, const PatternValues& values, char*
           }
           return false;
       }
-      if (*p == '\0') break;
+      if (*p == '\0')
+        break;
     }
     if (!ok) {
       if (error != nullptr && error_size > 0) {
-        std::snprintf(error, error_size, "the expanded path is longer than %zu bytes", out_size - 1);
+        std::snprintf(error, error_size, "the expanded path is longer than %zu bytes",
+                      out_size - 1);
       }
       return false;
     }
   }
-  if (n >= out_size) return false;
+  if (n >= out_size)
+    return false;
   out[n] = '\0';
   return true;
 }
@@ -262,7 +278,8 @@ bool ExpandOutputPattern(const char* pattern, const PatternValues& values, char*
 const char* RankFromEnv(GetenvFn getenv_fn) noexcept {
   for (const char* name : {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
     const char* v = getenv_fn(name);
-    if (v != nullptr && v[0] != '\0') return v;
+    if (v != nullptr && v[0] != '\0')
+      return v;
   }
   return nullptr;
 }

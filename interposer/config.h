@@ -33,8 +33,8 @@ struct Config {
   uint32_t gauge_ms = 1000;
   bool gauges = true;  // false: no writer-side CUDA queries at all (CUCLIMB_GAUGE_MS=off)
   // Iteration markers, each NUL-terminated; a name ending in '*' matches a prefix.
-  char iteration[kMaxIterationNames][kMaxIterationNameBytes] = {
-      "iteration", "iter", "step", "train_step", "ProfilerStep#*"};
+  char iteration[kMaxIterationNames][kMaxIterationNameBytes] = {"iteration", "iter", "step",
+                                                                "train_step", "ProfilerStep#*"};
   size_t iteration_count = 5;
   bool follow_children = true;
   bool paused = false;

@@ -22,10 +22,12 @@ void Resolve(void* handle, const char* name, F* out) {
 
 const DriverApi& Driver() noexcept {
   std::lock_guard<std::mutex> lock(g_driver_mutex);
-  if (g_driver.loaded) return g_driver;
+  if (g_driver.loaded)
+    return g_driver;
   // RTLD_NOLOAD: we only ever run inside a process that already has the driver (or none).
   void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (handle == nullptr) return g_driver;
+  if (handle == nullptr)
+    return g_driver;
   Resolve(handle, "cuDriverGetVersion", &g_driver.DriverGetVersion);
   Resolve(handle, "cuDeviceGetName", &g_driver.DeviceGetName);
   Resolve(handle, "cuDeviceTotalMem_v2", &g_driver.DeviceTotalMem);

@@ -31,14 +31,14 @@ struct DriverApi {
 const DriverApi& Driver() noexcept;
 
 // Logs "cuclimb: <what> failed: CUresult <n>" once per call site and returns r.
-#define CUCLIMB_CU_TRY(expr)                                                                 \
-  ([&]() noexcept -> CUresult {                                                              \
-    const CUresult cuclimb_r = (expr);                                                       \
-    if (cuclimb_r != CUDA_SUCCESS) {                                                         \
+#define CUCLIMB_CU_TRY(expr)                                                                  \
+  ([&]() noexcept -> CUresult {                                                               \
+    const CUresult cuclimb_r = (expr);                                                        \
+    if (cuclimb_r != CUDA_SUCCESS) {                                                          \
       CUCLIMB_LOG_ONCE(cuclimb_cu_once, "%s failed: CUresult %d (sampling continues)", #expr, \
-                       static_cast<int>(cuclimb_r));                                         \
-    }                                                                                        \
-    return cuclimb_r;                                                                        \
+                       static_cast<int>(cuclimb_r));                                          \
+    }                                                                                         \
+    return cuclimb_r;                                                                         \
   }())
 
 }  // namespace cuclimb::interposer

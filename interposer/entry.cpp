@@ -25,13 +25,15 @@ CUCLIMB_EXPORT int InitializeInjection(void) {
 // first NVTX call. libcupti exports a function of the same name; NVTX looks it up in this library
 // first, so ours is the one that attaches. 0 turns that instance into no-ops (recording off).
 CUCLIMB_EXPORT int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
-  if (!cuclimb::interposer::EnsureRecorder()) return 0;
+  if (!cuclimb::interposer::EnsureRecorder())
+    return 0;
   return cuclimb::interposer::NvtxInitializeCore(get_export_table);
 }
 
 // NVTX extensions: the memory API (heaps and regions); others are declined.
 CUCLIMB_EXPORT int InitializeInjectionNvtxExtension(void* module_info) {
-  if (!cuclimb::interposer::EnsureRecorder()) return 0;
+  if (!cuclimb::interposer::EnsureRecorder())
+    return 0;
   return cuclimb::interposer::NvtxInitializeExtension(module_info);
 }
 
@@ -45,12 +47,18 @@ CUCLIMB_EXPORT void cuclimb_mark_iteration(unsigned long long iteration) {
   cuclimb::interposer::MarkIteration(iteration);
 }
 
-CUCLIMB_EXPORT void cuclimb_pause(void) { cuclimb::interposer::PauseRecording(); }
+CUCLIMB_EXPORT void cuclimb_pause(void) {
+  cuclimb::interposer::PauseRecording();
+}
 
-CUCLIMB_EXPORT void cuclimb_resume(void) { cuclimb::interposer::ResumeRecording(); }
+CUCLIMB_EXPORT void cuclimb_resume(void) {
+  cuclimb::interposer::ResumeRecording();
+}
 
 CUCLIMB_EXPORT int cuclimb_is_recording(void) {
   return cuclimb::interposer::g_capture_on.load(std::memory_order_relaxed) ? 1 : 0;
 }
 
-CUCLIMB_EXPORT void cuclimb_flush(void) { cuclimb::interposer::FlushNow(); }
+CUCLIMB_EXPORT void cuclimb_flush(void) {
+  cuclimb::interposer::FlushNow();
+}

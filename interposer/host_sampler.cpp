@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <sys/syscall.h>
 
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -81,7 +81,8 @@ void* SamplerLoop(void*) {
     const size_t n = std::min(g_tid_count.load(std::memory_order_acquire), kMaxThreads);
     for (size_t i = 0; i < n; ++i) {
       const uint32_t tid = g_tids[i].load(std::memory_order_relaxed);
-      if (tid == 0) continue;
+      if (tid == 0)
+        continue;
       if (syscall(SYS_tgkill, pid, tid, SIGPROF) != 0 && errno == ESRCH) {
         g_tids[i].store(0, std::memory_order_relaxed);  // thread exited
       }
@@ -93,9 +94,11 @@ void* SamplerLoop(void*) {
 }  // namespace
 
 bool StartHostSampler(uint32_t hz) noexcept {
-  if (hz == 0) return false;
+  if (hz == 0)
+    return false;
   struct sigaction old {};
-  if (sigaction(SIGPROF, nullptr, &old) != 0) return false;
+  if (sigaction(SIGPROF, nullptr, &old) != 0)
+    return false;
   const bool has_handler = (old.sa_flags & SA_SIGINFO) != 0
                                ? old.sa_sigaction != nullptr
                                : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
@@ -107,7 +110,8 @@ bool StartHostSampler(uint32_t hz) noexcept {
   sa.sa_sigaction = OnSigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGPROF, &sa, nullptr) != 0) return false;
+  if (sigaction(SIGPROF, &sa, nullptr) != 0)
+    return false;
   g_installed.store(true);
   g_period_ns = 1'000'000'000u / hz;
   g_running.store(true);
@@ -127,18 +131,21 @@ bool StartHostSampler(uint32_t hz) noexcept {
 }
 
 void RegisterSampledThread() noexcept {
-  if (t_registered || !g_installed.load(std::memory_order_relaxed)) return;
+  if (t_registered || !g_installed.load(std::memory_order_relaxed))
+    return;
   uintptr_t low = 0;
   uintptr_t high = 0;
   ThreadStackBounds(&low, &high);  // cached now, so the handler never computes it
   const size_t i = g_tid_count.fetch_add(1, std::memory_order_acq_rel);
-  if (i >= kMaxThreads) return;
+  if (i >= kMaxThreads)
+    return;
   g_tids[i].store(CurrentTid(), std::memory_order_release);
   t_registered = true;
 }
 
 void StopHostSampler() noexcept {
-  if (!g_running.exchange(false)) return;
+  if (!g_running.exchange(false))
+    return;
   pthread_join(g_thread, nullptr);
 }
 

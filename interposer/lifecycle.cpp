@@ -25,8 +25,8 @@
 #include <cstring>
 #include <mutex>
 
-#include <fcntl.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <unistd.h>
@@ -96,11 +96,16 @@ std::atomic<int> g_signal_pending{0};
 std::atomic<bool> g_signal_done{false};
 std::atomic<bool> g_signal_handlers{false};
 
-const char* Getenv(const char* name) { return std::getenv(name); }
-void WarnConfig(const char* message) { LogWarning("%s", message); }
+const char* Getenv(const char* name) {
+  return std::getenv(name);
+}
+void WarnConfig(const char* message) {
+  LogWarning("%s", message);
+}
 
 void SetStatus(const char* text) {
-  if (g_status[0] == '\0') std::snprintf(g_status, sizeof(g_status), "%s", text);
+  if (g_status[0] == '\0')
+    std::snprintf(g_status, sizeof(g_status), "%s", text);
 }
 
 // ---- Process description ----
@@ -117,7 +122,8 @@ void EmitProcess(int64_t now) {
     close(fd);
     if (n > 0) {
       for (ssize_t i = 0; i < n; ++i) {
-        if (cmd[i] == '\0') cmd[i] = ' ';
+        if (cmd[i] == '\0')
+          cmd[i] = ' ';
       }
       while (n > 0 && cmd[n - 1] == ' ') cmd[--n] = '\0';
     }
@@ -128,7 +134,8 @@ void EmitProcess(int64_t now) {
   ev.text = InternString(host);
   char exe[kMaxPathBytes] = {};
   const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (len > 0) ev.api = InternString(std::string_view(exe, static_cast<size_t>(len)));
+  if (len > 0)
+    ev.api = InternString(std::string_view(exe, static_cast<size_t>(len)));
   if (g_cupti_state.load() == kCuptiActive || g_cupti_state.load() == kCuptiPassive) {
     const DriverApi& d = Driver();
     int version = 0;
@@ -137,7 +144,8 @@ void EmitProcess(int64_t now) {
     }
   }
   ev.aux = g_cupti_version;
-  if (const char* rank = RankFromEnv(Getenv)) ev.corr = std::strtoull(rank, nullptr, 10) + 1;
+  if (const char* rank = RankFromEnv(Getenv))
+    ev.corr = std::strtoull(rank, nullptr, 10) + 1;
   Record(ev);
   g_process_emitted = true;
 }
@@ -172,7 +180,8 @@ void EnableDriverCallbacks(bool full) {
   const CbidEntry* entries = DriverCbids(&count);
   for (size_t i = 0; i < count; ++i) {
     bool on = entries[i].group == CbidGroup::kAlways || g_config.api;
-    if (!full) on = on && TrackedWhilePaused(entries[i].cbid);
+    if (!full)
+      on = on && TrackedWhilePaused(entries[i].cbid);
     cuptiEnableCallback(on ? 1 : 0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, entries[i].cbid);
   }
 }
@@ -184,15 +193,20 @@ int32_t DeviceOfContext(uint64_t context) {
              : -1;
 }
 
-void ContextDestroying(uint64_t) { FlushActivity(true); }
+void ContextDestroying(uint64_t) {
+  FlushActivity(true);
+}
 
 // ---- Kernel sampling (writer tick) ----
 
 bool SampledIterationIn(uint64_t after, uint64_t upto, uint32_t every) {
-  if (upto <= after) return false;
-  if (upto / every > after / every) return true;  // a multiple of every was passed
-  for (uint64_t p = 1; p < every; p <<= 1) {       // early iterations 1, 2, 4, ...
-    if (p > after && p <= upto) return true;
+  if (upto <= after)
+    return false;
+  if (upto / every > after / every)
+    return true;                              // a multiple of every was passed
+  for (uint64_t p = 1; p < every; p <<= 1) {  // early iterations 1, 2, 4, ...
+    if (p > after && p <= upto)
+      return true;
   }
   return false;
 }
@@ -206,8 +220,10 @@ void SamplingWindowGauge(int64_t now, bool on) {
 }
 
 void SetWindowActivity(bool on) {
-  if (g_config.kernels == KernelMode::kSampled) SetKernelActivity(on);
-  if (g_config.memory_activity == MemoryActivity::kSampled) SetMemoryActivity(on);
+  if (g_config.kernels == KernelMode::kSampled)
+    SetKernelActivity(on);
+  if (g_config.memory_activity == MemoryActivity::kSampled)
+    SetMemoryActivity(on);
 }
 
 // A sampling window (CONCURRENT_KERNEL with --kernels=sampled, MEMORY2 + MEMORY_POOL with
@@ -222,7 +238,8 @@ void SamplingWindowTick(int64_t now) {
   const uint64_t marks = g_iteration_marks.load(std::memory_order_relaxed);
   KernelSampling& ks = g_ks;
   ++ks.ticks;
-  if (Captures().Active() > 0) return;  // enabling allocates device buffers: not during capture
+  if (Captures().Active() > 0)
+    return;  // enabling allocates device buffers: not during capture
   if (ks.on) {
     const bool boundary = marks > 0 ? marks != ks.on_marks : true;
     const bool too_long = now - ks.on_since > 2'000'000'000;
@@ -259,31 +276,38 @@ void SamplingWindowTick(int64_t now) {
 // ---- The tick ----
 
 void DumpDebugCounts() {
-  if (g_debug_cbids_path[0] == '\0') return;
+  if (g_debug_cbids_path[0] == '\0')
+    return;
   const int fd = open(g_debug_cbids_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
+  if (fd < 0)
+    return;
   for (size_t domain = 0; domain < kDebugDomains; ++domain) {
     for (size_t cbid = 0; cbid < kDebugCbids; ++cbid) {
       const uint64_t n = CallbackCount(domain, cbid);
-      if (n == 0) continue;
+      if (n == 0)
+        continue;
       const char* name = nullptr;
       if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain),
                                static_cast<uint32_t>(cbid), &name) != CUPTI_SUCCESS) {
         name = "?";
       }
       char line[256];
-      const int len = std::snprintf(line, sizeof(line), "%zu %zu %s %llu\n", domain, cbid,
-                                    name != nullptr ? name : "?", static_cast<unsigned long long>(n));
-      if (len > 0 && write(fd, line, static_cast<size_t>(len)) < 0) break;
+      const int len =
+          std::snprintf(line, sizeof(line), "%zu %zu %s %llu\n", domain, cbid,
+                        name != nullptr ? name : "?", static_cast<unsigned long long>(n));
+      if (len > 0 && write(fd, line, static_cast<size_t>(len)) < 0)
+        break;
     }
   }
   close(fd);
 }
 
 void OnTick(void*, int64_t now) noexcept {
-  if (g_in_child.load(std::memory_order_relaxed)) return;
+  if (g_in_child.load(std::memory_order_relaxed))
+    return;
   std::unique_lock<std::mutex> lock(g_tick_mutex, std::try_to_lock);
-  if (!lock.owns_lock()) return;
+  if (!lock.owns_lock())
+    return;
   ReentryGuard guard;  // our own CUDA/CUPTI calls must not record themselves
   const bool writer = !t_not_writer;
   const bool stopping = g_stopping.load(std::memory_order_relaxed);
@@ -297,21 +321,24 @@ void OnTick(void*, int64_t now) noexcept {
     g_last_mappings_ns = now;
     RecordMappings();
   }
-  if (!cupti) return;
+  if (!cupti)
+    return;
   if (writer && !stopping && now - g_last_flush_ns >= 200'000'000) {
     g_last_flush_ns = now;
     FlushActivity(false);
   }
   DrainActivity(g_activity_budget);
   RecordActivityDrops();
-  if (!writer || stopping) return;
+  if (!writer || stopping)
+    return;
   if (g_activity_ok &&
       (g_config.kernels == KernelMode::kSampled ||
        g_config.memory_activity == MemoryActivity::kSampled) &&
       g_capture_on.load(std::memory_order_relaxed)) {
     SamplingWindowTick(now);
   }
-  if (!g_config.gauges) return;
+  if (!g_config.gauges)
+    return;
   if (!g_first_gauges_done) {
     g_first_gauges_done = true;
     SampleGaugesNow(now);
@@ -324,8 +351,10 @@ void OnTick(void*, int64_t now) noexcept {
 
 void StopEverything(const char* reason) {
   bool expected = false;
-  if (!g_stopping.compare_exchange_strong(expected, true)) return;
-  if (g_recorder_state.load() != kRecOn) return;
+  if (!g_stopping.compare_exchange_strong(expected, true))
+    return;
+  if (g_recorder_state.load() != kRecOn)
+    return;
   t_not_writer = true;
   ReentryGuard guard;
   // Rings first: this needs no CUDA, so even if CUPTI blocks below, the program's events are on
@@ -337,7 +366,8 @@ void StopEverything(const char* reason) {
     for (int round = 0; round < 10'000; ++round) {
       const size_t n = DrainActivity(budget);
       FlushRecorder();
-      if (n == 0) break;
+      if (n == 0)
+        break;
     }
     RecordActivityDrops();
   }
@@ -350,16 +380,19 @@ void StopEverything(const char* reason) {
       g_last_mappings_ns = TraceClockNow();
       RecordMappings();
     }
-    if (!g_process_emitted) EmitProcess(TraceClockNow());
+    if (!g_process_emitted)
+      EmitProcess(TraceClockNow());
   }
   DumpDebugCounts();
-  if (reason != nullptr && reason[0] != '\0') SetStatus(reason);
+  if (reason != nullptr && reason[0] != '\0')
+    SetStatus(reason);
   StopRecorder(g_status[0] != '\0' ? g_status : nullptr);
   g_capture_on.store(false, std::memory_order_relaxed);
 }
 
 void OnExit() {
-  if (g_in_child.load(std::memory_order_relaxed)) return;
+  if (g_in_child.load(std::memory_order_relaxed))
+    return;
   StopEverything(nullptr);
 }
 
@@ -385,7 +418,8 @@ void OnFlushSignal(int sig) {
   const int saved_errno = errno;
   if (!g_in_child.load(std::memory_order_relaxed) && !g_stopping.load(std::memory_order_relaxed)) {
     int expected = 0;
-    if (g_signal_pending.compare_exchange_strong(expected, sig)) sem_post(&g_signal_sem);
+    if (g_signal_pending.compare_exchange_strong(expected, sig))
+      sem_post(&g_signal_sem);
     timespec ms{0, 1'000'000};
     for (int i = 0; i < 3000 && !g_signal_done.load(std::memory_order_acquire); ++i) {
       nanosleep(&ms, nullptr);
@@ -400,10 +434,12 @@ void* SignalThread(void*) {
   t_not_writer = true;
   while (true) {
     if (sem_wait(&g_signal_sem) != 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return nullptr;
     }
-    if (g_signal_pending.load() != 0) break;
+    if (g_signal_pending.load() != 0)
+      break;
   }
   char reason[48];
   std::snprintf(reason, sizeof(reason), "stopped by signal %d", g_signal_pending.load());
@@ -413,20 +449,25 @@ void* SignalThread(void*) {
 }
 
 void InstallSignalHandlers() {
-  if (sem_init(&g_signal_sem, 0, 0) != 0) return;
+  if (sem_init(&g_signal_sem, 0, 0) != 0)
+    return;
   bool any = false;
   for (int sig : kFlushSignals) {
     struct sigaction old {};
-    if (sigaction(sig, nullptr, &old) != 0) continue;
+    if (sigaction(sig, nullptr, &old) != 0)
+      continue;
     const bool default_action = (old.sa_flags & SA_SIGINFO) == 0 && old.sa_handler == SIG_DFL;
-    if (!default_action) continue;  // the program handles it (or ignores it): leave it alone
+    if (!default_action)
+      continue;  // the program handles it (or ignores it): leave it alone
     struct sigaction sa {};
     sa.sa_handler = OnFlushSignal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    if (sigaction(sig, &sa, nullptr) == 0) any = true;
+    if (sigaction(sig, &sa, nullptr) == 0)
+      any = true;
   }
-  if (!any) return;
+  if (!any)
+    return;
   sigset_t all;
   sigset_t previous;
   sigfillset(&all);
@@ -446,7 +487,8 @@ void RemoveOurselvesFromChildren() {
   unsetenv("CUDA_INJECTION64_PATH");
   unsetenv("NVTX_INJECTION64_PATH");
   const char* preload = std::getenv("LD_PRELOAD");
-  if (preload != nullptr && std::strstr(preload, "libcuclimb") != nullptr) unsetenv("LD_PRELOAD");
+  if (preload != nullptr && std::strstr(preload, "libcuclimb") != nullptr)
+    unsetenv("LD_PRELOAD");
 }
 
 bool StartRecorderOnce() {
@@ -497,16 +539,19 @@ bool StartRecorderOnce() {
   options.producer = "cuclimb " CUCLIMB_VERSION;
   g_activity_budget = (size_t{g_config.ring_kib} * 1024 / sizeof(format::Event)) / 2;
   SetTickHook(OnTick, nullptr);
-  if (!StartRecorder(options)) return false;  // the recorder said why
+  if (!StartRecorder(options))
+    return false;  // the recorder said why
 
-  if (!g_config.follow_children) RemoveOurselvesFromChildren();
+  if (!g_config.follow_children)
+    RemoveOurselvesFromChildren();
   pthread_atfork(nullptr, nullptr, OnForkChild);
   atexit(OnExit);
   InstallSignalHandlers();
   if (g_config.sample_hz > 0 && StartHostSampler(g_config.sample_hz)) {
     g_hooks.thread_first_seen = RegisterSampledThread;
   }
-  if (g_config.paused) SetRecording(false);
+  if (g_config.paused)
+    SetRecording(false);
   g_capture_on.store(!g_config.paused, std::memory_order_release);
   return true;
 }
@@ -514,7 +559,8 @@ bool StartRecorderOnce() {
 }  // namespace
 
 bool EnsureRecorder() noexcept {
-  if (g_in_child.load(std::memory_order_relaxed)) return false;
+  if (g_in_child.load(std::memory_order_relaxed))
+    return false;
   int state = g_recorder_state.load(std::memory_order_acquire);
   if (state == kRecUninit) {
     int expected = kRecUninit;
@@ -554,9 +600,10 @@ void InitializeCupti() noexcept {
   // Activity layouts are validated for 13.0 (API 130001, the H200's): others get callbacks only.
   const bool parse = g_cupti_version / 100 == 1300 && g_cupti_version >= 130001;
   if (!parse) {
-    LogWarning("CUPTI API version %u: activity records (GPU kernel times, MEMORY2) are off until "
-               "this version is validated; API callbacks and NVTX are recorded",
-               g_cupti_version);
+    LogWarning(
+        "CUPTI API version %u: activity records (GPU kernel times, MEMORY2) are off until "
+        "this version is validated; API callbacks and NVTX are recorded",
+        g_cupti_version);
   }
 
   char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 8] = {};
@@ -616,14 +663,16 @@ void InitializeCupti() noexcept {
 
 void OnPreloadConstructor() noexcept {
   const char* preload = std::getenv("LD_PRELOAD");
-  if (preload == nullptr || std::strstr(preload, "libcuclimb") == nullptr) return;
+  if (preload == nullptr || std::strstr(preload, "libcuclimb") == nullptr)
+    return;
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&OnPreloadConstructor), &info) == 0 ||
       info.dli_fname == nullptr) {
     return;
   }
   char self[kMaxPathBytes];
-  if (realpath(info.dli_fname, self) == nullptr) return;
+  if (realpath(info.dli_fname, self) == nullptr)
+    return;
   // Constructors run before main, normally single-threaded: the one place setenv is safe.
   for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
     const char* current = std::getenv(name);
@@ -638,14 +687,17 @@ void OnPreloadConstructor() noexcept {
     }
   }
   const char* init = std::getenv(kEnvPreloadInit);
-  if (init != nullptr && init[0] == '1') InitializeCupti();
+  if (init != nullptr && init[0] == '1')
+    InitializeCupti();
 }
 
 void PauseRecording() noexcept {
-  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load()) return;
+  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load())
+    return;
   ReentryGuard guard;
   std::lock_guard<std::mutex> lock(g_control_mutex);
-  if (!g_capture_on.load()) return;
+  if (!g_capture_on.load())
+    return;
   g_capture_on.store(false, std::memory_order_release);
   if (g_cupti_state.load() == kCuptiActive) {
     EnableDriverCallbacks(false);
@@ -658,15 +710,19 @@ void PauseRecording() noexcept {
 }
 
 void ResumeRecording() noexcept {
-  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load()) return;
+  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load())
+    return;
   ReentryGuard guard;
   std::lock_guard<std::mutex> lock(g_control_mutex);
-  if (g_capture_on.load()) return;
+  if (g_capture_on.load())
+    return;
   if (g_cupti_state.load() == kCuptiActive) {
     EnableDriverCallbacks(true);
     if (g_activity_ok) {
-      if (g_config.memory_activity == MemoryActivity::kOn) SetMemoryActivity(true);
-      if (g_config.kernels == KernelMode::kAll) SetKernelActivity(true);
+      if (g_config.memory_activity == MemoryActivity::kOn)
+        SetMemoryActivity(true);
+      if (g_config.kernels == KernelMode::kAll)
+        SetKernelActivity(true);
     }
   }
   SetRecording(true);
@@ -674,11 +730,13 @@ void ResumeRecording() noexcept {
 }
 
 void FlushNow() noexcept {
-  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load()) return;
+  if (g_in_child.load() || g_recorder_state.load() != kRecOn || g_stopping.load())
+    return;
   ReentryGuard guard;
   const bool was = t_not_writer;
   t_not_writer = true;
-  if (g_cupti_state.load() == kCuptiActive) FlushActivity(false);
+  if (g_cupti_state.load() == kCuptiActive)
+    FlushActivity(false);
   FlushRecorder();
   t_not_writer = was;
 }

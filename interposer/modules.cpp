@@ -32,14 +32,16 @@ unsigned long long g_last_subs = 0;
 std::string BuildId(const dl_phdr_info* info) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE) continue;
+    if (ph.p_type != PT_NOTE)
+      continue;
     const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
     const unsigned char* end = p + ph.p_memsz;
     while (p + sizeof(ElfW(Nhdr)) <= end) {
       const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
       const unsigned char* name = p + sizeof(ElfW(Nhdr));
       const unsigned char* desc = name + ((note->n_namesz + 3) & ~3u);
-      if (desc + note->n_descsz > end) break;
+      if (desc + note->n_descsz > end)
+        break;
       if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
           std::memcmp(name, "GNU", 4) == 0) {
         static const char kHex[] = "0123456789abcdef";
@@ -59,7 +61,8 @@ std::string BuildId(const dl_phdr_info* info) {
 std::string ExePath() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return {};
+  if (n <= 0)
+    return {};
   buf[n] = '\0';
   return buf;
 }
@@ -73,16 +76,20 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   bool exec = false;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
+    if (ph.p_type != PT_LOAD)
+      continue;
     low = std::min<uint64_t>(low, ph.p_vaddr);
     high = std::max<uint64_t>(high, ph.p_vaddr + ph.p_memsz);
     exec = exec || (ph.p_flags & PF_X) != 0;
   }
-  if (!exec) return 0;
+  if (!exec)
+    return 0;
   std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (path.empty()) path = ExePath();  // the main program has an empty name
+  if (path.empty())
+    path = ExePath();  // the main program has an empty name
   for (const Seen& s : *g_seen) {
-    if (s.base == info->dlpi_addr && s.path == path) return 0;
+    if (s.base == info->dlpi_addr && s.path == path)
+      return 0;
   }
   g_seen->push_back(Seen{info->dlpi_addr, path});
   format::Event ev = format::MakeEvent(format::EventType::kMapping);
@@ -92,7 +99,8 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   ev.size = high;
   ev.aux = low;
   const std::string build_id = BuildId(info);
-  if (!build_id.empty()) ev.name = InternString(build_id);
+  if (!build_id.empty())
+    ev.name = InternString(build_id);
   out->push_back(ev);
   return 0;
 }
@@ -107,7 +115,8 @@ int VisitFirst(dl_phdr_info* info, size_t, void* arg) {
 
 void RecordMappings() noexcept {
   try {
-    if (g_seen == nullptr) g_seen = new std::vector<Seen>();
+    if (g_seen == nullptr)
+      g_seen = new std::vector<Seen>();
     std::vector<format::Event> events;
     dl_iterate_phdr(Visit, &events);
     for (const format::Event& ev : events) Record(ev);
@@ -137,10 +146,12 @@ void LocateOwnCode() noexcept {
         auto* r = static_cast<Range*>(arg);
         // dli_fbase is where the object is mapped: its load bias, since a shared object's first
         // PT_LOAD starts at virtual address 0.
-        if (phdr->dlpi_addr != r->base) return 0;
+        if (phdr->dlpi_addr != r->base)
+          return 0;
         for (int i = 0; i < phdr->dlpi_phnum; ++i) {
           const ElfW(Phdr)& ph = phdr->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0)
+            continue;
           r->begin = phdr->dlpi_addr + ph.p_vaddr;
           r->end = r->begin + ph.p_memsz;
           return 1;
@@ -148,7 +159,8 @@ void LocateOwnCode() noexcept {
         return 0;
       },
       &range);
-  if (range.end > range.begin) SetOwnCodeRange(range.begin, range.end);
+  if (range.end > range.begin)
+    SetOwnCodeRange(range.begin, range.end);
 }
 
 }  // namespace cuclimb::interposer

@@ -32,9 +32,9 @@ char g_text_arena[kTextArenaBytes];
 std::atomic<size_t> g_text_used{0};
 
 struct Named {
-  const char* text;             // in g_text_arena, NUL-terminated
-  std::atomic<uint32_t> id;     // interned lazily: the recorder may start after registration
-  bool iteration;               // the name marks an iteration (CUCLIMB_ITERATION)
+  const char* text;          // in g_text_arena, NUL-terminated
+  std::atomic<uint32_t> id;  // interned lazily: the recorder may start after registration
+  bool iteration;            // the name marks an iteration (CUCLIMB_ITERATION)
 };
 
 constexpr size_t kMaxStrings = 1 << 16;
@@ -51,11 +51,14 @@ std::atomic<uint64_t> g_lost_handles{0};  // pools exhausted (reported in drops 
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 
 const char* CopyText(const char* s) {
-  if (s == nullptr) s = "";
+  if (s == nullptr)
+    s = "";
   size_t len = std::strlen(s);
-  if (len > 1023) len = 1023;
+  if (len > 1023)
+    len = 1023;
   const size_t at = g_text_used.fetch_add(len + 1, std::memory_order_relaxed);
-  if (at + len + 1 > kTextArenaBytes) return nullptr;
+  if (at + len + 1 > kTextArenaBytes)
+    return nullptr;
   std::memcpy(g_text_arena + at, s, len);
   g_text_arena[at + len] = '\0';
   return g_text_arena + at;
@@ -96,7 +99,8 @@ Named* FromHandle(const void* handle) {
 }
 
 uint32_t IdOf(Named* n) {
-  if (n == nullptr || n->text == nullptr) return format::kNoString;
+  if (n == nullptr || n->text == nullptr)
+    return format::kNoString;
   uint32_t id = n->id.load(std::memory_order_acquire);
   if (id == 0) {
     id = InternString(n->text);
@@ -106,7 +110,8 @@ uint32_t IdOf(Named* n) {
 }
 
 uint32_t DomainId(nvtxDomainHandle_t domain) {
-  if (domain == nullptr || !InPool(domain, g_domains, kMaxDomains)) return format::kNoString;
+  if (domain == nullptr || !InPool(domain, g_domains, kMaxDomains))
+    return format::kNoString;
   return IdOf(FromHandle(domain));
 }
 
@@ -117,7 +122,8 @@ struct Message {
 
 Message FromAscii(const char* s) {
   Message m;
-  if (s == nullptr) return m;
+  if (s == nullptr)
+    return m;
   m.id = InternString(s);
   m.iteration = IsIterationName(g_config, s);
   return m;
@@ -131,7 +137,8 @@ Message FromWide(const wchar_t* w) {
 
 Message FromAttributes(const nvtxEventAttributes_t* a) {
   Message m;
-  if (a == nullptr) return m;
+  if (a == nullptr)
+    return m;
   switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
       return FromAscii(a->message.ascii);
@@ -150,15 +157,29 @@ Message FromAttributes(const nvtxEventAttributes_t* a) {
 }
 
 bool PayloadOf(const nvtxEventAttributes_t* a, int64_t* value) {
-  if (a == nullptr) return false;
+  if (a == nullptr)
+    return false;
   switch (a->payloadType) {
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: *value = static_cast<int64_t>(a->payload.ullValue); return true;
-    case NVTX_PAYLOAD_TYPE_INT64: *value = a->payload.llValue; return true;
-    case NVTX_PAYLOAD_TYPE_DOUBLE: *value = static_cast<int64_t>(a->payload.dValue); return true;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: *value = a->payload.uiValue; return true;
-    case NVTX_PAYLOAD_TYPE_INT32: *value = a->payload.iValue; return true;
-    case NVTX_PAYLOAD_TYPE_FLOAT: *value = static_cast<int64_t>(a->payload.fValue); return true;
-    default: return false;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
+      *value = static_cast<int64_t>(a->payload.ullValue);
+      return true;
+    case NVTX_PAYLOAD_TYPE_INT64:
+      *value = a->payload.llValue;
+      return true;
+    case NVTX_PAYLOAD_TYPE_DOUBLE:
+      *value = static_cast<int64_t>(a->payload.dValue);
+      return true;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
+      *value = a->payload.uiValue;
+      return true;
+    case NVTX_PAYLOAD_TYPE_INT32:
+      *value = a->payload.iValue;
+      return true;
+    case NVTX_PAYLOAD_TYPE_FLOAT:
+      *value = static_cast<int64_t>(a->payload.fValue);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -169,7 +190,8 @@ class Hook {
       : active_(g_capture_on.load(std::memory_order_relaxed) && !guard_.nested()),
         t0_(active_ ? TraceClockNow() : 0) {}
   ~Hook() {
-    if (active_) AddSelfTime(TraceClockNow() - t0_);
+    if (active_)
+      AddSelfTime(TraceClockNow() - t0_);
   }
   bool active() const { return active_; }
   int64_t now() const { return t0_; }
@@ -193,7 +215,8 @@ void EmitNamed(EventType type, const Hook& h, uint32_t domain, const Message& m,
   ev.name = m.id;
   ev.domain = domain;
   ev.addr = range_id;
-  if (has_payload) ev.value = payload;
+  if (has_payload)
+    ev.value = payload;
   Record(ev);
   if (m.iteration && type != EventType::kRangeEnd) {
     NoteIterationBoundary(has_payload, static_cast<uint64_t>(payload));
@@ -204,7 +227,8 @@ void EmitNamed(EventType type, const Hook& h, uint32_t domain, const Message& m,
 
 void NVTX_API MarkEx(const nvtxEventAttributes_t* a) noexcept {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   int64_t payload = 0;
   const bool has = PayloadOf(a, &payload);
   EmitNamed(EventType::kMark, h, 0, FromAttributes(a), has, payload, 0);
@@ -212,74 +236,89 @@ void NVTX_API MarkEx(const nvtxEventAttributes_t* a) noexcept {
 
 void NVTX_API MarkA(const char* message) noexcept {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   EmitNamed(EventType::kMark, h, 0, FromAscii(message), false, 0, 0);
 }
 
 void NVTX_API MarkW(const wchar_t* message) noexcept {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   EmitNamed(EventType::kMark, h, 0, FromWide(message), false, 0, 0);
 }
 
 nvtxRangeId_t StartRange(nvtxDomainHandle_t domain, const Message& m, bool has, int64_t payload) {
   const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
   Hook h;
-  if (h.active()) EmitNamed(EventType::kRangeStart, h, DomainId(domain), m, has, payload, id);
+  if (h.active())
+    EmitNamed(EventType::kRangeStart, h, DomainId(domain), m, has, payload, id);
   return id;
 }
 
 nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* a) noexcept {
   int64_t payload = 0;
   const bool has = PayloadOf(a, &payload);
-  if (!g_capture_on.load(std::memory_order_relaxed)) return g_next_range_id.fetch_add(1);
+  if (!g_capture_on.load(std::memory_order_relaxed))
+    return g_next_range_id.fetch_add(1);
   return StartRange(nullptr, FromAttributes(a), has, payload);
 }
 
 nvtxRangeId_t NVTX_API RangeStartA(const char* message) noexcept {
-  if (!g_capture_on.load(std::memory_order_relaxed)) return g_next_range_id.fetch_add(1);
+  if (!g_capture_on.load(std::memory_order_relaxed))
+    return g_next_range_id.fetch_add(1);
   return StartRange(nullptr, FromAscii(message), false, 0);
 }
 
 nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* message) noexcept {
-  if (!g_capture_on.load(std::memory_order_relaxed)) return g_next_range_id.fetch_add(1);
+  if (!g_capture_on.load(std::memory_order_relaxed))
+    return g_next_range_id.fetch_add(1);
   return StartRange(nullptr, FromWide(message), false, 0);
 }
 
 void EndRange(nvtxDomainHandle_t domain, nvtxRangeId_t id) {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   Event ev = Base(EventType::kRangeEnd, h);
   ev.addr = id;
   ev.domain = DomainId(domain);
   Record(ev);
 }
 
-void NVTX_API RangeEnd(nvtxRangeId_t id) noexcept { EndRange(nullptr, id); }
+void NVTX_API RangeEnd(nvtxRangeId_t id) noexcept {
+  EndRange(nullptr, id);
+}
 
 int PushRange(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
               const wchar_t* wide) {
   const int level = t_depth++;
   Hook h;
-  if (!h.active()) return level;
+  if (!h.active())
+    return level;
   int64_t payload = 0;
   const bool has = PayloadOf(a, &payload);
-  const Message m = a != nullptr ? FromAttributes(a) : ascii != nullptr ? FromAscii(ascii)
-                                                                          : FromWide(wide);
+  const Message m = a != nullptr       ? FromAttributes(a)
+                    : ascii != nullptr ? FromAscii(ascii)
+                                       : FromWide(wide);
   Event ev = Base(EventType::kPush, h);
   ev.name = m.id;
   ev.domain = DomainId(domain);
-  if (has) ev.value = payload;
+  if (has)
+    ev.value = payload;
   Record(ev);
-  if (m.iteration) NoteIterationBoundary(has, static_cast<uint64_t>(payload));
+  if (m.iteration)
+    NoteIterationBoundary(has, static_cast<uint64_t>(payload));
   return level;
 }
 
 int PopRange(nvtxDomainHandle_t domain) {
-  if (t_depth == 0) return -1;  // unbalanced pop: NVTX's documented error value
+  if (t_depth == 0)
+    return -1;  // unbalanced pop: NVTX's documented error value
   const int level = --t_depth;
   Hook h;
-  if (!h.active()) return level;
+  if (!h.active())
+    return level;
   Event ev = Base(EventType::kPop, h);
   ev.domain = DomainId(domain);
   Record(ev);
@@ -295,18 +334,23 @@ int NVTX_API RangePushA(const char* message) noexcept {
 int NVTX_API RangePushW(const wchar_t* message) noexcept {
   return PushRange(nullptr, nullptr, nullptr, message != nullptr ? message : L"");
 }
-int NVTX_API RangePop() noexcept { return PopRange(nullptr); }
+int NVTX_API RangePop() noexcept {
+  return PopRange(nullptr);
+}
 
 void NameThread(uint32_t tid, const char* name) {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   Event ev = Base(EventType::kThread, h);
   ev.tid = tid;
   ev.name = name != nullptr ? InternString(name) : format::kNoString;
   Record(ev);
 }
 
-void NVTX_API NameOsThreadA(uint32_t tid, const char* name) noexcept { NameThread(tid, name); }
+void NVTX_API NameOsThreadA(uint32_t tid, const char* name) noexcept {
+  NameThread(tid, name);
+}
 void NVTX_API NameOsThreadW(uint32_t tid, const wchar_t* name) noexcept {
   char buf[256];
   Narrow(name, buf, sizeof(buf));
@@ -319,7 +363,8 @@ void NVTX_API NameCategoryW(uint32_t, const wchar_t*) noexcept {}
 
 void NVTX_API DomainMarkEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a) noexcept {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   int64_t payload = 0;
   const bool has = PayloadOf(a, &payload);
   EmitNamed(EventType::kMark, h, DomainId(domain), FromAttributes(a), has, payload, 0);
@@ -327,7 +372,8 @@ void NVTX_API DomainMarkEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_
 
 nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t domain,
                                           const nvtxEventAttributes_t* a) noexcept {
-  if (!g_capture_on.load(std::memory_order_relaxed)) return g_next_range_id.fetch_add(1);
+  if (!g_capture_on.load(std::memory_order_relaxed))
+    return g_next_range_id.fetch_add(1);
   int64_t payload = 0;
   const bool has = PayloadOf(a, &payload);
   return StartRange(domain, FromAttributes(a), has, payload);
@@ -341,7 +387,9 @@ int NVTX_API DomainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttribu
   return PushRange(domain, a, nullptr, nullptr);
 }
 
-int NVTX_API DomainRangePop(nvtxDomainHandle_t domain) noexcept { return PopRange(domain); }
+int NVTX_API DomainRangePop(nvtxDomainHandle_t domain) noexcept {
+  return PopRange(domain);
+}
 
 void NVTX_API DomainNameCategoryA(nvtxDomainHandle_t, uint32_t, const char*) noexcept {}
 void NVTX_API DomainNameCategoryW(nvtxDomainHandle_t, uint32_t, const wchar_t*) noexcept {}
@@ -384,9 +432,12 @@ uint64_t FakeHandle() {
 }
 
 uint32_t HeapName(const nvtxMemHeapDesc_t* desc) {
-  if (desc == nullptr) return format::kNoString;
-  if (desc->messageType == NVTX_MESSAGE_TYPE_ASCII) return FromAscii(desc->message.ascii).id;
-  if (desc->messageType == NVTX_MESSAGE_TYPE_UNICODE) return FromWide(desc->message.unicode).id;
+  if (desc == nullptr)
+    return format::kNoString;
+  if (desc->messageType == NVTX_MESSAGE_TYPE_ASCII)
+    return FromAscii(desc->message.ascii).id;
+  if (desc->messageType == NVTX_MESSAGE_TYPE_UNICODE)
+    return FromWide(desc->message.unicode).id;
   if (desc->messageType == NVTX_MESSAGE_TYPE_REGISTERED &&
       InPool(desc->message.registered, g_strings, kMaxStrings)) {
     return IdOf(FromHandle(desc->message.registered));
@@ -423,7 +474,8 @@ nvtxMemHeapHandle_t NVTX_API MemHeapRegister(nvtxDomainHandle_t domain,
 
 void HeapOnly(EventType type, nvtxDomainHandle_t domain, nvtxMemHeapHandle_t heap) {
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   Event ev = Base(type, h);
   ev.handle = reinterpret_cast<uint64_t>(heap);
   ev.domain = DomainId(domain);
@@ -455,7 +507,8 @@ void ForEachRange(uint32_t type, const void* elements, size_t count, size_t elem
 
 void NVTX_API MemRegionsRegister(nvtxDomainHandle_t domain,
                                  const nvtxMemRegionsRegisterBatch_t* desc) noexcept {
-  if (desc == nullptr) return;
+  if (desc == nullptr)
+    return;
   Hook h;
   const uint32_t domain_id = h.active() ? DomainId(domain) : 0;
   const uint32_t stack = h.active() ? CaptureStack(g_config.stacks, g_config.stack_depth) : 0;
@@ -467,7 +520,8 @@ void NVTX_API MemRegionsRegister(nvtxDomainHandle_t domain,
                    desc->regionHandleElementsOut[i] =
                        reinterpret_cast<nvtxMemRegionHandle_t>(handle);
                  }
-                 if (!h.active()) return;
+                 if (!h.active())
+                   return;
                  Event ev = Base(EventType::kRegion, h);
                  ev.aux = reinterpret_cast<uint64_t>(desc->heap);
                  ev.addr = addr;
@@ -481,9 +535,11 @@ void NVTX_API MemRegionsRegister(nvtxDomainHandle_t domain,
 
 void NVTX_API MemRegionsResize(nvtxDomainHandle_t domain,
                                const nvtxMemRegionsResizeBatch_t* desc) noexcept {
-  if (desc == nullptr) return;
+  if (desc == nullptr)
+    return;
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   const uint32_t domain_id = DomainId(domain);
   // A resize is a region event for an address that is already live, with the new size.
   ForEachRange(desc->regionType, desc->regionDescElements, desc->regionDescCount,
@@ -499,13 +555,15 @@ void NVTX_API MemRegionsResize(nvtxDomainHandle_t domain,
 
 void NVTX_API MemRegionsUnregister(nvtxDomainHandle_t domain,
                                    const nvtxMemRegionsUnregisterBatch_t* desc) noexcept {
-  if (desc == nullptr || desc->refElements == nullptr) return;
+  if (desc == nullptr || desc->refElements == nullptr)
+    return;
   Hook h;
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   const uint32_t domain_id = DomainId(domain);
-  const size_t element_size =
-      desc->refElementSize >= sizeof(nvtxMemRegionRef_t) ? desc->refElementSize
-                                                          : sizeof(nvtxMemRegionRef_t);
+  const size_t element_size = desc->refElementSize >= sizeof(nvtxMemRegionRef_t)
+                                  ? desc->refElementSize
+                                  : sizeof(nvtxMemRegionRef_t);
   const auto* bytes = reinterpret_cast<const unsigned char*>(desc->refElements);
   for (size_t i = 0; i < desc->refCount; ++i) {
     nvtxMemRegionRef_t ref;
@@ -543,17 +601,20 @@ void Fill(const NvtxExportTableCallbacks* callbacks, NvtxCallbackModule module,
   }
   for (size_t i = 0; i < count; ++i) {
     const unsigned slot = entries[i].first;
-    if (slot < size && table[slot] != nullptr) *table[slot] = entries[i].second;
+    if (slot < size && table[slot] != nullptr)
+      *table[slot] = entries[i].second;
   }
 }
 
 }  // namespace
 
 int NvtxInitializeCore(const void* (*get_export_table)(uint32_t)) noexcept {
-  if (get_export_table == nullptr) return 0;
+  if (get_export_table == nullptr)
+    return 0;
   const auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
-  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks)) return 0;
+  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks))
+    return 0;
   const std::pair<unsigned, NvtxFn> core[] = {
       {NVTX_CBID_CORE_MarkEx, Fn(&MarkEx)},
       {NVTX_CBID_CORE_MarkA, Fn(&MarkA)},
@@ -615,7 +676,8 @@ int NvtxInitializeExtension(void* info) noexcept {
       {NVTX3EXT_CBID_nvtxMemRegionsName, reinterpret_cast<intptr_t>(&MemRegionsName)},
   };
   for (const auto& [slot, fn] : slots) {
-    if (slot < segment.slotCount) segment.functionSlots[slot] = fn;
+    if (slot < segment.slotCount)
+      segment.functionSlots[slot] = fn;
   }
   return 1;
 }
@@ -623,7 +685,8 @@ int NvtxInitializeExtension(void* info) noexcept {
 void MarkIteration(uint64_t iteration) noexcept {
   Hook h;
   NoteIterationBoundary(true, iteration);
-  if (!h.active()) return;
+  if (!h.active())
+    return;
   Event ev = Base(EventType::kMark, h);
   ev.name = InternString("iteration");
   ev.domain = InternString("cuclimb");

@@ -29,8 +29,12 @@ class ReentryGuard {
 };
 
 // For the writer thread and other cuclimb-owned threads: never record from here.
-inline void HoldReentryGuardForever() noexcept { t_reentry_depth = 1u << 30; }
+inline void HoldReentryGuardForever() noexcept {
+  t_reentry_depth = 1u << 30;
+}
 
-inline bool InsideCuclimb() noexcept { return t_reentry_depth != 0; }
+inline bool InsideCuclimb() noexcept {
+  return t_reentry_depth != 0;
+}
 
 }  // namespace cuclimb::interposer

@@ -29,7 +29,9 @@ uint64_t g_skipped_reported = 0;
 bool g_relaxed = false;
 bool g_debug_capture_queries = false;  // CUCLIMB_DEBUG_CAPTURE_QUERIES
 
-uint32_t Str(const char* s) { return InternString(s); }
+uint32_t Str(const char* s) {
+  return InternString(s);
+}
 
 void Gauge(int64_t ts, int32_t device, const char* name, int64_t value, uint64_t pool) {
   Event ev = format::MakeEvent(EventType::kGauge);
@@ -45,7 +47,8 @@ void Gauge(int64_t ts, int32_t device, const char* name, int64_t value, uint64_t
 // application's graph) just because another thread captures in GLOBAL mode. Together with the
 // "no capture under way" check this closes the race between checking and calling.
 void EnsureRelaxed(const DriverApi& d) {
-  if (g_relaxed || d.ThreadExchangeStreamCaptureMode == nullptr) return;
+  if (g_relaxed || d.ThreadExchangeStreamCaptureMode == nullptr)
+    return;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
   g_relaxed = CUCLIMB_CU_TRY(d.ThreadExchangeStreamCaptureMode(&mode)) == CUDA_SUCCESS;
 }
@@ -55,7 +58,8 @@ void DescribeDevice(const DriverApi& d, int32_t device, int64_t ts) {
   ev.ts = ts;
   ev.device = device;
   char name[256] = {};
-  if (d.DeviceGetName != nullptr && d.DeviceGetName(name, sizeof(name) - 1, device) == CUDA_SUCCESS) {
+  if (d.DeviceGetName != nullptr &&
+      d.DeviceGetName(name, sizeof(name) - 1, device) == CUDA_SUCCESS) {
     ev.name = Str(name);
   }
   size_t total = 0;
@@ -68,7 +72,8 @@ void DescribeDevice(const DriverApi& d, int32_t device, int64_t ts) {
     char* p = text;
     static const char kHex[] = "0123456789abcdef";
     for (int i = 0; i < 16; ++i) {
-      if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+      if (i == 4 || i == 6 || i == 8 || i == 10)
+        *p++ = '-';
       const auto b = static_cast<unsigned char>(uuid.bytes[i]);
       *p++ = kHex[b >> 4];
       *p++ = kHex[b & 15];
@@ -92,19 +97,22 @@ void DescribeDevice(const DriverApi& d, int32_t device, int64_t ts) {
 }
 
 void ReportSkips(int64_t ts) {
-  if (g_skipped == g_skipped_reported) return;
+  if (g_skipped == g_skipped_reported)
+    return;
   Event ev = format::MakeEvent(EventType::kDrops);
   ev.ts = ts;
   ev.value = static_cast<int64_t>(g_skipped - g_skipped_reported);
   ev.text = Str("gauge_skipped_capture");
-  if (Record(ev)) g_skipped_reported = g_skipped;
+  if (Record(ev))
+    g_skipped_reported = g_skipped;
 }
 
 void Sample(const DriverApi& d, int64_t ts) {
   // Devices with a live context: describe them once and learn their default and current pools.
   for (size_t i = 0; i < g_contexts.size(); ++i) {
     const int32_t device = g_contexts.DeviceAt(i);
-    if (device < 0 || device >= kMaxDevices || !g_contexts.AliveAt(i)) continue;
+    if (device < 0 || device >= kMaxDevices || !g_contexts.AliveAt(i))
+      continue;
     if (!g_described[device]) {
       g_described[device] = true;
       DescribeDevice(d, device, ts);
@@ -125,8 +133,10 @@ void Sample(const DriverApi& d, int64_t ts) {
   bool pool_done[PoolSet::kSlots] = {};
   for (size_t i = 0; i < g_contexts.size(); ++i) {
     const int32_t device = g_contexts.DeviceAt(i);
-    if (device < 0 || device >= kMaxDevices || device_done[device]) continue;
-    if (!g_contexts.BeginQuery(i)) continue;
+    if (device < 0 || device >= kMaxDevices || device_done[device])
+      continue;
+    if (!g_contexts.BeginQuery(i))
+      continue;
     const auto context = reinterpret_cast<CUcontext>(g_contexts.ContextAt(i));
     if (d.CtxSetCurrent(context) != CUDA_SUCCESS) {
       g_contexts.EndQuery();
@@ -152,8 +162,10 @@ void Sample(const DriverApi& d, int64_t ts) {
     }
     for (size_t p = 0; p < g_pools.size() && p < PoolSet::kSlots; ++p) {
       const int32_t pool_device = g_pools.DeviceAt(p);
-      if (pool_done[p] || (pool_device >= 0 && pool_device != device)) continue;
-      if (!g_pools.BeginQuery(p)) continue;
+      if (pool_done[p] || (pool_device >= 0 && pool_device != device))
+        continue;
+      if (!g_pools.BeginQuery(p))
+        continue;
       const uint64_t handle = g_pools.PoolAt(p);
       auto* pool = reinterpret_cast<CUmemoryPool>(handle);
       cuuint64_t reserved = 0;
@@ -180,11 +192,13 @@ void Sample(const DriverApi& d, int64_t ts) {
 // the writer also queries while a capture is under way and records each result as a mark
 // "capture_query" (payload = CUresult), so a GPU test can check that RELAXED mode prevents 900.
 void DebugQueryDuringCapture(const DriverApi& d, int64_t ts) {
-  if (g_contexts.size() == 0 || !g_contexts.BeginQuery(0)) return;
+  if (g_contexts.size() == 0 || !g_contexts.BeginQuery(0))
+    return;
   const bool current =
       d.CtxSetCurrent(reinterpret_cast<CUcontext>(g_contexts.ContextAt(0))) == CUDA_SUCCESS;
   for (size_t i = 0; current && i < g_pools.size(); ++i) {
-    if (!g_pools.BeginQuery(i)) continue;
+    if (!g_pools.BeginQuery(i))
+      continue;
     cuuint64_t reserved = 0;
     const CUresult r = d.MemPoolGetAttribute(reinterpret_cast<CUmemoryPool>(g_pools.PoolAt(i)),
                                              CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
@@ -197,26 +211,30 @@ void DebugQueryDuringCapture(const DriverApi& d, int64_t ts) {
     Record(ev);
     break;  // one query per tick is enough
   }
-  if (current) d.CtxSetCurrent(nullptr);
+  if (current)
+    d.CtxSetCurrent(nullptr);
   g_contexts.EndQuery();
 }
 
 void MaybeSample(int64_t now_ns, bool force) {
   const DriverApi& d = Driver();
-  if (!d.loaded) return;
+  if (!d.loaded)
+    return;
   EnsureRelaxed(d);
   const uint64_t marks = g_iteration_marks.load(std::memory_order_relaxed);
   // A new context (a device starts being used) is described and sampled at once: a short
   // program without iteration marks would otherwise end before the first period.
   const bool boundary = marks != g_last_marks || g_contexts.size() != g_last_contexts;
-  const bool period_due = g_config.gauge_ms > 0 &&
-                          now_ns - g_last_sample_ns >= int64_t{g_config.gauge_ms} * 1'000'000;
+  const bool period_due =
+      g_config.gauge_ms > 0 && now_ns - g_last_sample_ns >= int64_t{g_config.gauge_ms} * 1'000'000;
   // Iteration boundaries trigger a sample at most every 50 ms: fast loops pass many per tick,
   // and each sample is a handful of driver calls.
   const bool boundary_due = boundary && now_ns - g_last_sample_ns >= 50'000'000;
-  if (!force && !boundary_due && !period_due) return;
+  if (!force && !boundary_due && !period_due)
+    return;
   if (Captures().Active() > 0) {
-    if (g_debug_capture_queries) DebugQueryDuringCapture(d, now_ns);
+    if (g_debug_capture_queries)
+      DebugQueryDuringCapture(d, now_ns);
     ++g_skipped;
     ReportSkips(now_ns);
     return;  // the next tick retries; boundary stays pending
@@ -230,10 +248,16 @@ void MaybeSample(int64_t now_ns, bool force) {
 
 }  // namespace
 
-void SampleGaugesTick(int64_t now_ns) noexcept { MaybeSample(now_ns, false); }
+void SampleGaugesTick(int64_t now_ns) noexcept {
+  MaybeSample(now_ns, false);
+}
 
-void SampleGaugesNow(int64_t now_ns) noexcept { MaybeSample(now_ns, true); }
+void SampleGaugesNow(int64_t now_ns) noexcept {
+  MaybeSample(now_ns, true);
+}
 
-void SetDebugCaptureQueries(bool on) noexcept { g_debug_capture_queries = on; }
+void SetDebugCaptureQueries(bool on) noexcept {
+  g_debug_capture_queries = on;
+}
 
 }  // namespace cuclimb::interposer

@@ -34,9 +34,12 @@ struct UnwindState {
 _Unwind_Reason_Code CollectFrame(struct _Unwind_Context* context, void* arg) {
   auto* state = static_cast<UnwindState*>(arg);
   const uintptr_t pc = _Unwind_GetIP(context);
-  if (pc == 0) return _URC_END_OF_STACK;
-  if (IsOwnCode(pc)) return _URC_NO_REASON;
-  if (state->count >= state->max) return _URC_END_OF_STACK;
+  if (pc == 0)
+    return _URC_END_OF_STACK;
+  if (IsOwnCode(pc))
+    return _URC_NO_REASON;
+  if (state->count >= state->max)
+    return _URC_END_OF_STACK;
   state->frames[state->count++] = format::PcFrame(pc);
   return _URC_NO_REASON;
 }
@@ -78,16 +81,20 @@ size_t WalkFramePointers(uintptr_t fp, uintptr_t low, uintptr_t high, uint64_t* 
     const auto* record = reinterpret_cast<const uintptr_t*>(fp);
     const uintptr_t next = record[0];
     const uintptr_t ret = record[1];
-    if (ret < 4096) break;
-    if (!IsOwnCode(ret)) frames[n++] = format::PcFrame(ret);
-    if (next <= fp) break;  // frames grow towards higher addresses; anything else is garbage
+    if (ret < 4096)
+      break;
+    if (!IsOwnCode(ret))
+      frames[n++] = format::PcFrame(ret);
+    if (next <= fp)
+      break;  // frames grow towards higher addresses; anything else is garbage
     fp = next;
   }
   return n;
 }
 
 uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept {
-  if (mode == StackMode::kOff || depth == 0) return format::kNoStack;
+  if (mode == StackMode::kOff || depth == 0)
+    return format::kNoStack;
   uint64_t frames[format::kMaxStackFrames];
   const size_t max = depth < format::kMaxStackFrames ? depth : format::kMaxStackFrames;
   size_t n = 0;
@@ -98,11 +105,13 @@ uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept {
   } else {
     uintptr_t low = 0;
     uintptr_t high = 0;
-    if (!ThreadStackBounds(&low, &high)) return format::kNoStack;
+    if (!ThreadStackBounds(&low, &high))
+      return format::kNoStack;
     // Callers' frames lie above the current one. The part of the main thread's stack below the
     // current frame may not be mapped yet, so the walk never reads below it.
     const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    if (here > low) low = here;
+    if (here > low)
+      low = here;
     n = WalkFramePointers(here, low, high, frames, max);
   }
   return n == 0 ? format::kNoStack : InternStack(frames, n);
@@ -110,7 +119,8 @@ uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept {
 
 uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp,
                                  uint32_t depth) noexcept {
-  if (!t_stack_known || t_stack_high == 0 || depth == 0) return format::kNoStack;
+  if (!t_stack_known || t_stack_high == 0 || depth == 0)
+    return format::kNoStack;
   const uintptr_t low = sp > t_stack_low ? sp : t_stack_low;
   uint64_t frames[format::kMaxStackFrames];
   const size_t max = depth < format::kMaxStackFrames ? depth : format::kMaxStackFrames;

@@ -36,7 +36,6 @@ uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept;
 // Signal-handler variant: frame-pointer walk from the interrupted context (pc, stack pointer,
 // frame pointer), with the interrupted pc first. Only for threads whose bounds are already
 // cached (ThreadStackBounds ran on them). Returns the interned stack id.
-uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp,
-                                 uint32_t depth) noexcept;
+uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth) noexcept;
 
 }  // namespace cuclimb::interposer

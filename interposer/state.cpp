@@ -26,8 +26,12 @@ namespace {
 constinit std::atomic<int64_t> g_base_ns{0};
 }  // namespace
 
-int64_t BaseNs() noexcept { return g_base_ns.load(std::memory_order_relaxed); }
-void SetBaseNs(int64_t base) noexcept { g_base_ns.store(base, std::memory_order_relaxed); }
+int64_t BaseNs() noexcept {
+  return g_base_ns.load(std::memory_order_relaxed);
+}
+void SetBaseNs(int64_t base) noexcept {
+  g_base_ns.store(base, std::memory_order_relaxed);
+}
 
 void NoteIterationBoundary(bool has_number, uint64_t number) noexcept {
   const uint64_t marks = g_iteration_marks.fetch_add(1, std::memory_order_relaxed) + 1;

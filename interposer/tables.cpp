@@ -20,7 +20,8 @@ void ContextTable::Put(uint64_t context, int32_t device) noexcept {
     }
   }
   const size_t i = count_.fetch_add(1, std::memory_order_acq_rel);
-  if (i >= kSlots) return;
+  if (i >= kSlots)
+    return;
   slots_[i].device.store(device, std::memory_order_relaxed);
   slots_[i].alive.store(true, std::memory_order_relaxed);
   slots_[i].context.store(context, std::memory_order_release);
@@ -43,7 +44,8 @@ void ContextTable::WaitForQuery(uint64_t context) noexcept {
   const int64_t deadline = ClockNs() + 100'000'000;
   while (ClockNs() < deadline) {
     const uint64_t q = querying_.load(std::memory_order_seq_cst);
-    if (q == 0 || (context != 0 && q != context)) break;
+    if (q == 0 || (context != 0 && q != context))
+      break;
     sched_yield();
   }
 }
@@ -57,7 +59,8 @@ void ContextTable::DestroyBegin(uint64_t context) noexcept {
       known = true;
     }
   }
-  if (known) WaitForQuery(context);
+  if (known)
+    WaitForQuery(context);
 }
 
 void ContextTable::DestroyDevice(int32_t device) noexcept {
@@ -69,7 +72,8 @@ void ContextTable::DestroyDevice(int32_t device) noexcept {
       any = true;
     }
   }
-  if (any) WaitForQuery(0);
+  if (any)
+    WaitForQuery(0);
 }
 
 bool ContextTable::BeginQuery(size_t i) noexcept {
@@ -110,17 +114,20 @@ void FunctionNames::ResetForTesting() noexcept {
 }
 
 void PoolSet::Add(uint64_t pool, int32_t device) noexcept {
-  if (pool == 0) return;
+  if (pool == 0)
+    return;
   const size_t n = size();
   for (size_t i = 0; i < n; ++i) {
     if (slots_[i].pool.load(std::memory_order_acquire) == pool) {
-      if (device >= 0) slots_[i].device.store(device, std::memory_order_relaxed);
+      if (device >= 0)
+        slots_[i].device.store(device, std::memory_order_relaxed);
       slots_[i].alive.store(true, std::memory_order_release);  // a handle value reused
       return;
     }
   }
   const size_t i = count_.fetch_add(1, std::memory_order_acq_rel);
-  if (i >= kSlots) return;
+  if (i >= kSlots)
+    return;
   slots_[i].device.store(device, std::memory_order_relaxed);
   slots_[i].alive.store(true, std::memory_order_relaxed);
   slots_[i].pool.store(pool, std::memory_order_release);

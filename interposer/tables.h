@@ -44,8 +44,12 @@ class ContextTable {
 
   // Writer: iterate slots [0, size()).
   size_t size() const noexcept { return std::min(count_.load(std::memory_order_acquire), kSlots); }
-  uint64_t ContextAt(size_t i) const noexcept { return slots_[i].context.load(std::memory_order_acquire); }
-  int32_t DeviceAt(size_t i) const noexcept { return slots_[i].device.load(std::memory_order_relaxed); }
+  uint64_t ContextAt(size_t i) const noexcept {
+    return slots_[i].context.load(std::memory_order_acquire);
+  }
+  int32_t DeviceAt(size_t i) const noexcept {
+    return slots_[i].device.load(std::memory_order_relaxed);
+  }
   bool AliveAt(size_t i) const noexcept { return slots_[i].alive.load(std::memory_order_acquire); }
 
   void ResetForTesting() noexcept;
@@ -72,7 +76,8 @@ class FunctionNames {
   // Returns the cached id of function, or interns name (intern(name) → id) and caches it.
   template <typename InternFn>
   uint32_t Get(uint64_t function, const char* name, InternFn intern) noexcept {
-    if (function == 0) return intern(name);
+    if (function == 0)
+      return intern(name);
     size_t i = MixPointer(function) & (kSlots - 1);
     for (size_t probe = 0; probe < kProbes; ++probe, i = (i + 1) & (kSlots - 1)) {
       uint64_t key = keys_[i].load(std::memory_order_acquire);
@@ -86,7 +91,8 @@ class FunctionNames {
           ids_[i].store(id, std::memory_order_release);
           return id;
         }
-        if (key == function) return intern(name);  // another thread is filling it in
+        if (key == function)
+          return intern(name);  // another thread is filling it in
       }
     }
     return intern(name);  // table full around this slot
@@ -113,8 +119,12 @@ class PoolSet {
   void DestroyBegin(uint64_t pool) noexcept;
 
   size_t size() const noexcept { return std::min(count_.load(std::memory_order_acquire), kSlots); }
-  uint64_t PoolAt(size_t i) const noexcept { return slots_[i].pool.load(std::memory_order_acquire); }
-  int32_t DeviceAt(size_t i) const noexcept { return slots_[i].device.load(std::memory_order_relaxed); }
+  uint64_t PoolAt(size_t i) const noexcept {
+    return slots_[i].pool.load(std::memory_order_acquire);
+  }
+  int32_t DeviceAt(size_t i) const noexcept {
+    return slots_[i].device.load(std::memory_order_relaxed);
+  }
 
   // Writer: announce a query of slot i; false when the pool is dead (then do not query).
   bool BeginQuery(size_t i) noexcept;

@@ -6,20 +6,20 @@
 // the CUCLIMB_* variables of interposer/config_options.h, validated here with the library's own
 // parser) and waits; the library does the recording inside the program and in each CUDA child
 // process it starts (fork+exec, torchrun or MPI ranks), each into its own file.
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <vector>
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -39,7 +39,8 @@ constexpr char kUsage[] = "cuclimb record [options] -- PROGRAM [ARGS...]";
 constexpr char kDescription[] =
     "Runs PROGRAM with libcuclimb.so injected (CUPTI callbacks and activity, NVTX) and writes a\n"
     "trace per CUDA process. Returns the program's exit status (128+N if signal N killed it);\n"
-    "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to cuclimb are forwarded to the program. Every option\n"
+    "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to cuclimb are forwarded to the program. Every "
+    "option\n"
     "can also be given as the CUCLIMB_* environment variable listed below (read once, when the\n"
     "program starts using CUDA or NVTX); a flag overrides the variable.";
 
@@ -76,13 +77,15 @@ bool IsFile(const std::string& path) {
 std::string SelfDir() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
+  if (n <= 0)
+    return ".";
   buf[n] = '\0';
   return dirname(buf);
 }
 
 std::string FindLibrary(const std::string& flag) {
-  if (!flag.empty()) return flag;
+  if (!flag.empty())
+    return flag;
   if (const char* env = std::getenv(interposer::kEnvLib); env != nullptr && env[0] != '\0') {
     return env;
   }
@@ -90,15 +93,18 @@ std::string FindLibrary(const std::string& flag) {
   for (const std::string& candidate :
        {dir + "/libcuclimb.so", dir + "/../interposer/libcuclimb.so",
         dir + "/../libexec/cuclimb/libcuclimb.so", dir + "/../lib/cuclimb/libcuclimb.so"}) {
-    if (IsFile(candidate)) return candidate;
+    if (IsFile(candidate))
+      return candidate;
   }
   return "";
 }
 
 std::string Absolute(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
+  if (path.empty() || path[0] == '/')
+    return path;
   char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  if (getcwd(cwd, sizeof(cwd)) == nullptr)
+    return path;
   return std::string(cwd) + "/" + path;
 }
 
@@ -111,8 +117,10 @@ std::string Basename(const std::string& path) {
 // group (the program got its own copy then; a second one would cut its shutdown short).
 void Forward(int sig, siginfo_t* info, void*) {
   const pid_t child = g_child;
-  if (child <= 0) return;
-  if (info != nullptr && info->si_code == SI_KERNEL) return;  // tty: the group got it
+  if (child <= 0)
+    return;
+  if (info != nullptr && info->si_code == SI_KERNEL)
+    return;  // tty: the group got it
   kill(child, sig);
 }
 
@@ -121,28 +129,31 @@ void Forward(int sig, siginfo_t* info, void*) {
 int RunRecord(int argc, char** argv) {
   const std::vector<util::OptionSpec> specs = Specs();
   auto parsed = util::ParseArgs(argc, argv, 1, specs, /*stop_at_dashdash=*/true);
-  if (!parsed.ok()) return util::ReportError("record", util::UsageError(std::string(parsed.status().message())));
+  if (!parsed.ok())
+    return util::ReportError("record", util::UsageError(std::string(parsed.status().message())));
   if (parsed->help) {
     std::fputs(HelpText().c_str(), stdout);
     return util::kExitOk;
   }
   std::vector<std::string> program = parsed->passthrough;
-  if (program.empty()) program = parsed->positionals;
+  if (program.empty())
+    program = parsed->positionals;
   else if (!parsed->positionals.empty()) {
     return util::ReportError(
         "record", util::UsageError(absl::StrCat("unexpected argument '", parsed->positionals[0],
                                                 "' before '--'")));
   }
   if (program.empty()) {
-    return util::ReportError("record", util::UsageError(absl::StrCat(
-                                           "no program to run (usage: ", kUsage, ")")));
+    return util::ReportError(
+        "record", util::UsageError(absl::StrCat("no program to run (usage: ", kUsage, ")")));
   }
 
   // Validate every value with the library's own parser before anything runs.
   interposer::Config config;
   std::vector<std::pair<std::string, std::string>> env;
   for (const OptionInfo& info : kOptionTable) {
-    if (!parsed->Has(info.flag)) continue;
+    if (!parsed->Has(info.flag))
+      continue;
     std::string value = parsed->Get(info.flag);
     char error[256];
     if (!interposer::ApplyOption(&config, info.key, value.c_str(), error, sizeof(error))) {
@@ -159,10 +170,10 @@ int RunRecord(int argc, char** argv) {
   const std::string lib = FindLibrary(parsed->Get("lib"));
   if (!IsFile(lib)) {
     return util::ReportError(
-        "record", util::UsageError(lib.empty()
-                                       ? "libcuclimb.so not found next to cuclimb; pass --lib PATH "
-                                         "or set CUCLIMB_LIB"
-                                       : absl::StrCat("--lib ", lib, ": no such file")));
+        "record",
+        util::UsageError(lib.empty() ? "libcuclimb.so not found next to cuclimb; pass --lib PATH "
+                                       "or set CUCLIMB_LIB"
+                                     : absl::StrCat("--lib ", lib, ": no such file")));
   }
   char resolved[PATH_MAX];
   const std::string lib_path = realpath(lib.c_str(), resolved) != nullptr ? resolved : lib;
@@ -171,7 +182,8 @@ int RunRecord(int argc, char** argv) {
   // made absolute here, since the program may change directory before it starts CUDA.
   std::string output;
   for (const auto& [name, value] : env) {
-    if (name == "CUCLIMB_OUTPUT") output = value;
+    if (name == "CUCLIMB_OUTPUT")
+      output = value;
   }
   if (output.empty()) {
     const char* from_env = std::getenv("CUCLIMB_OUTPUT");
@@ -182,10 +194,10 @@ int RunRecord(int argc, char** argv) {
   output = Absolute(output);
   {
     std::string dir = output.substr(0, output.find_last_of('/'));
-    if (dir.empty()) dir = "/";
+    if (dir.empty())
+      dir = "/";
     if (access(dir.c_str(), W_OK | X_OK) != 0) {
-      std::fprintf(stderr,
-                   "cuclimb record: cannot write into %s (%s); the program runs untraced\n",
+      std::fprintf(stderr, "cuclimb record: cannot write into %s (%s); the program runs untraced\n",
                    dir.c_str(), std::strerror(errno));
     }
   }
@@ -246,7 +258,8 @@ int RunRecord(int argc, char** argv) {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   values.host = host;
-  const char* rank = interposer::RankFromEnv([](const char* n) -> const char* { return std::getenv(n); });
+  const char* rank =
+      interposer::RankFromEnv([](const char* n) -> const char* { return std::getenv(n); });
   values.rank = rank != nullptr ? rank : "";
   const std::string name = Basename(program[0]);
   values.program = name.c_str();
@@ -257,7 +270,8 @@ int RunRecord(int argc, char** argv) {
       IsFile(path)) {
     std::fprintf(stderr, "cuclimb record: trace %s\n", path);
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 

@@ -5,12 +5,12 @@
 // Each scenario runs in a forked child because the recorder is a process-wide singleton.
 #include "interposer/callbacks.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
+#include <sys/wait.h>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -43,7 +43,8 @@ Trace Capture(const std::string& name, Fn body) {
     options.path = path.c_str();
     options.base_clock_ns = ClockNs();
     SetBaseNs(options.base_clock_ns);
-    if (!StartRecorder(options)) _exit(10);
+    if (!StartRecorder(options))
+      _exit(10);
     InternApiNames();
     g_capture_on.store(true);
     body();
@@ -228,7 +229,7 @@ TEST(CallbacksTest, VirtualMemoryManagementAndPools) {
   const std::vector<Event> vmm = t.Of(EventType::kVmm);
   ASSERT_EQ(vmm.size(), 7u);
   using format::VmmOp;
-  const VmmOp ops[] = {VmmOp::kReserve, VmmOp::kCreate, VmmOp::kMap,   VmmOp::kSetAccess,
+  const VmmOp ops[] = {VmmOp::kReserve, VmmOp::kCreate,  VmmOp::kMap,   VmmOp::kSetAccess,
                        VmmOp::kUnmap,   VmmOp::kRelease, VmmOp::kFreeVa};
   for (size_t i = 0; i < vmm.size(); ++i) EXPECT_EQ(vmm[i].kind, static_cast<uint8_t>(ops[i]));
   EXPECT_EQ(vmm[0].addr, 0x10000000u);
@@ -258,7 +259,7 @@ TEST(CallbacksTest, VirtualMemoryManagementAndPools) {
 
 TEST(CallbacksTest, LaunchesSynchronizationsAndCopies) {
   const Trace t = Capture("launch", [] {
-    cuLaunchKernel_params launch{Ptr<CUfunc_st>(0xf00), 2, 3, 4, 32, 1, 1, 128,
+    cuLaunchKernel_params launch{Ptr<CUfunc_st>(0xf00),  2,       3,      4, 32, 1, 1, 128,
                                  Ptr<CUstream_st>(0x55), nullptr, nullptr};
     std::string name = "_Z6kernelPf";
     Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &launch, CUDA_SUCCESS, name.c_str());
@@ -357,8 +358,7 @@ TEST(CallbacksTest, CaptureMakesGraphAllocationsAndIsTrackedWhilePaused) {
     CUgraph graph = nullptr;
     cuStreamEndCapture_params end{Ptr<CUstream_st>(0x99), &graph};
     // Ends even when the capture was invalidated.
-    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, &end,
-         CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, &end, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
     EXPECT_EQ(Captures().Active(), 0);
     // A failed begin starts nothing.
     Call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, &begin, CUDA_ERROR_INVALID_VALUE);
@@ -385,7 +385,9 @@ TEST(CallbacksTest, CaptureMakesGraphAllocationsAndIsTrackedWhilePaused) {
   EXPECT_EQ(apis[1].value, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 }
 
-int32_t FakeDevice(uint64_t context) { return context == 0xc0 ? 3 : -1; }
+int32_t FakeDevice(uint64_t context) {
+  return context == 0xc0 ? 3 : -1;
+}
 
 TEST(CallbacksTest, ResourcesGiveHandlesAndDevices) {
   const Trace t = Capture("resource", [] {

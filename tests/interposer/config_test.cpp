@@ -19,7 +19,9 @@ const char* FakeGetenv(const char* name) {
   auto it = g_env->find(name);
   return it == g_env->end() ? nullptr : it->second.c_str();
 }
-void CollectWarning(const char* message) { g_warnings->push_back(message); }
+void CollectWarning(const char* message) {
+  g_warnings->push_back(message);
+}
 
 Config Load(std::map<std::string, std::string> env, std::vector<std::string>* warnings) {
   g_env = &env;
@@ -112,8 +114,8 @@ TEST(ConfigTest, OutputPattern) {
   v.program = "train";
   char out[256];
   char error[128];
-  ASSERT_TRUE(ExpandOutputPattern("t/%e-%h-%r-%p-100%%.trace", v, out, sizeof(out), error,
-                                  sizeof(error)));
+  ASSERT_TRUE(
+      ExpandOutputPattern("t/%e-%h-%r-%p-100%%.trace", v, out, sizeof(out), error, sizeof(error)));
   EXPECT_STREQ(out, "t/train-node7-3-4242-100%.trace");
   v.rank = "";
   ASSERT_TRUE(ExpandOutputPattern("%r", v, out, sizeof(out), error, sizeof(error)));
@@ -157,8 +159,8 @@ TEST(ConfigTest, TableListsEveryVariableOnce) {
     // Every default parses.
     Config c;
     char error[256];
-    EXPECT_TRUE(ApplyOption(&c, kOptionTable[i].key, kOptionTable[i].default_value, error,
-                            sizeof(error)))
+    EXPECT_TRUE(
+        ApplyOption(&c, kOptionTable[i].key, kOptionTable[i].default_value, error, sizeof(error)))
         << kOptionTable[i].env << ": " << error;
   }
 }

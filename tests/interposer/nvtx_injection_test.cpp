@@ -2,13 +2,13 @@
 // libcuclimb.so as the NVTX injection of a program that never touches a GPU (nvtx_program.cpp,
 // built with the real NVTX headers): what is recorded, and how the trace survives every way the
 // program can end. Runs on CI machines without a driver.
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 

@@ -5,21 +5,21 @@
 // nvtx_injection_test.cpp runs it in each mode and reads the trace back.
 //
 //   nvtx_program MODE
-#include <dlfcn.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
@@ -146,7 +146,9 @@ void Threads(int threads, int per_thread) {
   for (auto& t : pool) t.join();
 }
 
-void Sleep(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+void Sleep(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 
 // cuclimb's C API, looked up the way a program that may run without cuclimb does.
 template <typename F>
@@ -233,13 +235,16 @@ int main(int argc, char** argv) {
     auto pause = CApi<void (*)()>("cuclimb_pause");
     auto recording = CApi<int (*)()>("cuclimb_is_recording");
     auto mark_iteration = CApi<void (*)(unsigned long long)>("cuclimb_mark_iteration");
-    if (resume == nullptr || pause == nullptr || recording == nullptr || mark_iteration == nullptr) {
+    if (resume == nullptr || pause == nullptr || recording == nullptr ||
+        mark_iteration == nullptr) {
       std::fprintf(stderr, "C API not found\n");
       return 2;
     }
-    if (recording() != 0) return 3;
+    if (recording() != 0)
+      return 3;
     resume();
-    if (recording() != 1) return 4;
+    if (recording() != 1)
+      return 4;
     nvtxMarkA("while-recording");
     mark_iteration(77);
     pause();

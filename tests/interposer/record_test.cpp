@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cuclimb record`: option parsing and bad values, the environment it prepares, exit statuses,
 // signal forwarding, and an end-to-end recording of a GPU-less NVTX program.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -19,9 +19,15 @@
 namespace cuclimb::testing {
 namespace {
 
-std::string Cuclimb() { return std::getenv("CUCLIMB_TEST_CUCLIMB"); }
-std::string Lib() { return std::getenv("CUCLIMB_LIB"); }
-std::string NvtxProgram() { return std::getenv("CUCLIMB_TEST_NVTX_PROGRAM"); }
+std::string Cuclimb() {
+  return std::getenv("CUCLIMB_TEST_CUCLIMB");
+}
+std::string Lib() {
+  return std::getenv("CUCLIMB_LIB");
+}
+std::string NvtxProgram() {
+  return std::getenv("CUCLIMB_TEST_NVTX_PROGRAM");
+}
 
 class RecordTest : public ::testing::Test {
  protected:
@@ -46,9 +52,13 @@ TEST_F(RecordTest, HelpListsEveryOptionAndVariable) {
 }
 
 TEST_F(RecordTest, BadValuesAreUsageErrorsNamingTheFlag) {
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--kernels", "bogus"}, {"--stack-depth=0"}, {"--sample-hz", "x"},
-        {"--output", "a%z"}, {"--no-such-flag"}, {"--paused=1"}, {"--api"}}) {
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--kernels", "bogus"},
+                                              {"--stack-depth=0"},
+                                              {"--sample-hz", "x"},
+                                              {"--output", "a%z"},
+                                              {"--no-such-flag"},
+                                              {"--paused=1"},
+                                              {"--api"}}) {
     std::vector<std::string> args = bad;
     args.insert(args.end(), {"--", "/bin/true"});
     const RunResult r = Record(args);
@@ -58,8 +68,10 @@ TEST_F(RecordTest, BadValuesAreUsageErrorsNamingTheFlag) {
   EXPECT_NE(Record({"--kernels", "bogus", "--", "/bin/true"}).stderr_text.find("--kernels=bogus"),
             std::string::npos);
   EXPECT_EQ(Record({}).status, 2);  // no program
-  EXPECT_EQ(RunProgram({Cuclimb(), "record", "--lib", dir_ + "/none.so", "--", "/bin/true"}, {}, dir_).status,
-            2);
+  EXPECT_EQ(
+      RunProgram({Cuclimb(), "record", "--lib", dir_ + "/none.so", "--", "/bin/true"}, {}, dir_)
+          .status,
+      2);
 }
 
 TEST_F(RecordTest, ReturnsTheProgramsStatus) {
@@ -69,8 +81,8 @@ TEST_F(RecordTest, ReturnsTheProgramsStatus) {
 }
 
 TEST_F(RecordTest, PreparesTheEnvironment) {
-  const RunResult r = Record({"--stacks", "fp", "--paused", "--output", "rel-%p.trace", "--",
-                              "/bin/sh", "-c", "env"});
+  const RunResult r = Record(
+      {"--stacks", "fp", "--paused", "--output", "rel-%p.trace", "--", "/bin/sh", "-c", "env"});
   ASSERT_EQ(r.status, 0) << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("CUCLIMB_STACKS=fp\n"), std::string::npos);
   EXPECT_NE(r.stdout_text.find("CUCLIMB_PAUSED=1\n"), std::string::npos);

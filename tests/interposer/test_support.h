@@ -3,12 +3,6 @@
 // variables (stderr captured), and read a trace back with the analyzer's reader.
 #pragma once
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -16,15 +10,21 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <utility>
 #include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "trace/reader.h"
 
 namespace cuclimb::testing {
 
 struct RunResult {
-  int status = -1;       // exit code, or 128 + signal
+  int status = -1;  // exit code, or 128 + signal
   bool signaled = false;
   int signal = 0;
   std::string stderr_text;
@@ -49,8 +49,8 @@ inline std::string ReadText(const std::string& path) {
 
 // Runs argv with env added (NAME=VALUE; an empty value unsets NAME).
 inline RunResult RunProgram(const std::vector<std::string>& argv,
-                     const std::vector<std::pair<std::string, std::string>>& env,
-                     const std::string& scratch) {
+                            const std::vector<std::pair<std::string, std::string>>& env,
+                            const std::string& scratch) {
   const std::string err_path = scratch + "/stderr.txt";
   const std::string out_path = scratch + "/stdout.txt";
   const pid_t pid = fork();
@@ -64,8 +64,10 @@ inline RunResult RunProgram(const std::vector<std::string>& argv,
     }
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (err >= 0) dup2(err, 2);
-    if (out >= 0) dup2(out, 1);
+    if (err >= 0)
+      dup2(err, 2);
+    if (out >= 0)
+      dup2(out, 1);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -97,7 +99,8 @@ struct Trace {
   std::vector<format::Event> Of(format::EventType type) const {
     std::vector<format::Event> out;
     for (const format::Event& ev : events) {
-      if (ev.type == type) out.push_back(ev);
+      if (ev.type == type)
+        out.push_back(ev);
     }
     return out;
   }
@@ -110,7 +113,8 @@ struct Trace {
 inline Trace ReadTrace(const std::string& path) {
   Trace t;
   auto reader = trace::TraceReader::Open(path);
-  if (!reader.ok()) return t;
+  if (!reader.ok())
+    return t;
   t.opened = true;
   format::Event ev{};
   while ((*reader)->Next(&ev)) t.events.push_back(ev);
@@ -125,7 +129,8 @@ inline std::vector<std::string> ListDir(const std::string& dir, const std::strin
   if (DIR* d = opendir(dir.c_str())) {
     while (const dirent* e = readdir(d)) {
       const std::string name = e->d_name;
-      if (name.rfind(prefix, 0) == 0) out.push_back(name);
+      if (name.rfind(prefix, 0) == 0)
+        out.push_back(name);
     }
     closedir(d);
   }

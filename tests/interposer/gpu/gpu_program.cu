@@ -5,55 +5,56 @@
 // machines without a driver and answers 77 there.
 //
 //   gpu_program --probe | families | dlopen | threads | capture | fork | sigkill
-#include <cuda.h>
-#include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
+#include <dlfcn.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 
 namespace {
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    const cudaError_t e_ = (call);                                                    \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(e_));                                           \
-      std::exit(3);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    const cudaError_t e_ = (call);                                                                \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(3);                                                                               \
+    }                                                                                             \
   } while (0)
 
-#define CU_CHECK(call)                                                                \
-  do {                                                                                \
-    const CUresult r_ = (call);                                                       \
-    if (r_ != CUDA_SUCCESS) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call,     \
-                   static_cast<int>(r_));                                             \
-      std::exit(4);                                                                   \
-    }                                                                                 \
+#define CU_CHECK(call)                                                            \
+  do {                                                                            \
+    const CUresult r_ = (call);                                                   \
+    if (r_ != CUDA_SUCCESS) {                                                     \
+      std::fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, \
+                   static_cast<int>(r_));                                         \
+      std::exit(4);                                                               \
+    }                                                                             \
   } while (0)
 
 __global__ void fill_kernel(float* p, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = static_cast<float>(i);
+  if (i < n)
+    p[i] = static_cast<float>(i);
 }
 
 __global__ void coop_kernel(float* p, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p[i] += 1.0f;
+  if (i < n)
+    p[i] += 1.0f;
 }
 
 // A hand-written PTX kernel (checked with ptxas -arch=sm_90) for the module/library paths.
@@ -83,7 +84,9 @@ $L__BB0_2:
 }
 )";
 
-unsigned long long U(const void* p) { return reinterpret_cast<unsigned long long>(p); }
+unsigned long long U(const void* p) {
+  return reinterpret_cast<unsigned long long>(p);
+}
 
 // Driver functions through the runtime's entry-point query (static cudart; no libcuda link).
 template <typename F>
@@ -169,8 +172,8 @@ int Families() {
   {
     int nn = n;
     void* args[] = {&d, &nn};
-    CHECK(cudaLaunchKernel(reinterpret_cast<void*>(&coop_kernel), dim3(n / 256), dim3(256), args,
-                           0, s));
+    CHECK(cudaLaunchKernel(reinterpret_cast<void*>(&coop_kernel), dim3(n / 256), dim3(256), args, 0,
+                           s));
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(n / 256);
     config.blockDim = dim3(256);
@@ -378,17 +381,20 @@ int DlopenDriver() {
   std::printf("EXPECT create stream %llx\n", U(stream));
   CUdeviceptr p = 0;
   CU_CHECK(cuMemAlloc_v2_(&p, 777216));
-  std::printf("EXPECT alloc cuMemAlloc_v2 %llx 777216 device\n", static_cast<unsigned long long>(p));
+  std::printf("EXPECT alloc cuMemAlloc_v2 %llx 777216 device\n",
+              static_cast<unsigned long long>(p));
   CUdeviceptr q = 0;
   CU_CHECK(cuMemAllocAsync_(&q, 123456, stream));
-  std::printf("EXPECT alloc cuMemAllocAsync %llx 123456 pool\n", static_cast<unsigned long long>(q));
+  std::printf("EXPECT alloc cuMemAllocAsync %llx 123456 pool\n",
+              static_cast<unsigned long long>(q));
   CUmodule module = nullptr;
   CU_CHECK(cuModuleLoadData_(&module, kPtx));
   CUfunction f = nullptr;
   CU_CHECK(cuModuleGetFunction_(&f, module, "ptx_fill"));
   unsigned int n = 1024;
   void* args[] = {&p, &n};
-  for (int i = 0; i < 7; ++i) CU_CHECK(cuLaunchKernel_(f, 4, 1, 1, 256, 1, 1, 0, stream, args, nullptr));
+  for (int i = 0; i < 7; ++i)
+    CU_CHECK(cuLaunchKernel_(f, 4, 1, 1, 256, 1, 1, 0, stream, args, nullptr));
   std::printf("EXPECT launches ptx_fill 7\n");
   CU_CHECK(cuMemFreeAsync_(q, stream));
   CU_CHECK(cuStreamSynchronize_(stream));
@@ -417,9 +423,11 @@ int Threads() {
       }
       for (int i = 0; i < kRounds; ++i) {
         float* p = nullptr;
-        if (cudaMallocAsync(&p, 4096 + 256 * (i % 7), s) != cudaSuccess) ++failures;
+        if (cudaMallocAsync(&p, 4096 + 256 * (i % 7), s) != cudaSuccess)
+          ++failures;
         fill_kernel<<<4, 256, 0, s>>>(p, 1024);
-        if (cudaFreeAsync(p, s) != cudaSuccess) ++failures;
+        if (cudaFreeAsync(p, s) != cudaSuccess)
+          ++failures;
       }
       cudaStreamSynchronize(s);
       cudaStreamDestroy(s);
@@ -475,8 +483,10 @@ int Capture() {
       ++bad;
       cudaGetLastError();
     }
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (exec != nullptr)
+      cudaGraphExecDestroy(exec);
+    if (graph != nullptr)
+      cudaGraphDestroy(graph);
     nvtxDomainRangePop(domain);
     std::this_thread::sleep_for(std::chrono::milliseconds(150));  // gauges between captures
   }
@@ -507,7 +517,8 @@ int Fork() {
     bool done = false;
     for (int i = 0; i < 300 && !done; ++i) {
       done = waitpid(child, &status, WNOHANG) == child;
-      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!done)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (!done) {
       kill(child, SIGKILL);
@@ -516,7 +527,8 @@ int Fork() {
       worst = 9;
     } else {
       std::printf("CHILD variant %d status %d\n", variant, status);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) worst = 9;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        worst = 9;
     }
   }
   CHECK(cudaFree(d));
@@ -556,12 +568,18 @@ int main(int argc, char** argv) {
     return (e == cudaSuccess && count > 0) ? 0 : 77;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  if (mode == "families") return Families();
-  if (mode == "dlopen") return DlopenDriver();
-  if (mode == "threads") return Threads();
-  if (mode == "capture") return Capture();
-  if (mode == "fork") return Fork();
-  if (mode == "sigkill") return SigkillLoop();
+  if (mode == "families")
+    return Families();
+  if (mode == "dlopen")
+    return DlopenDriver();
+  if (mode == "threads")
+    return Threads();
+  if (mode == "capture")
+    return Capture();
+  if (mode == "fork")
+    return Fork();
+  if (mode == "sigkill")
+    return SigkillLoop();
   std::fprintf(stderr, "unknown scenario %s\n", mode.c_str());
   return 2;
 }

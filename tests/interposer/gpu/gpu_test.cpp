@@ -5,11 +5,6 @@
 //
 //   interposer_gpu_test [--out DIR] [SCENARIO...]
 // Environment: CUCLIMB_LIB, CUCLIMB_TEST_GPU_PROGRAM (set by meson, or by the GPU script).
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -22,8 +17,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include "test_support.h"
 #include "trace_stats.h"
@@ -40,7 +40,8 @@ std::FILE* g_log = stdout;
 
 void Check(bool ok, const std::string& scenario, const std::string& what) {
   std::fprintf(g_log, "%s %s: %s\n", ok ? "PASS" : "FAIL", scenario.c_str(), what.c_str());
-  if (g_log != stdout) std::printf("%s %s: %s\n", ok ? "PASS" : "FAIL", scenario.c_str(), what.c_str());
+  if (g_log != stdout)
+    std::printf("%s %s: %s\n", ok ? "PASS" : "FAIL", scenario.c_str(), what.c_str());
   ok ? ++g_passes : ++g_failures;
 }
 
@@ -49,19 +50,23 @@ std::string Env(const char* name) {
   return v != nullptr ? v : "";
 }
 
-uint64_t Hex(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 16); }
-uint64_t Dec(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 10); }
+uint64_t Hex(const std::string& s) {
+  return std::strtoull(s.c_str(), nullptr, 16);
+}
+uint64_t Dec(const std::string& s) {
+  return std::strtoull(s.c_str(), nullptr, 10);
+}
 
 std::string EnumName(EventType type, uint8_t kind) {
-  const format::EnumNames names = format::NamesOf(
-      static_cast<format::EnumKind>(format::SpecOf(type).enum_kind));
+  const format::EnumNames names =
+      format::NamesOf(static_cast<format::EnumKind>(format::SpecOf(type).enum_kind));
   return kind < names.count ? names.names[kind] : "?";
 }
 
 std::string Describe(const Trace& t, const Event& ev) {
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%s api=%s kind=%s addr=%" PRIx64 " size=%" PRIu64
-                " handle=%" PRIx64,
+  std::snprintf(buf, sizeof(buf),
+                "%s api=%s kind=%s addr=%" PRIx64 " size=%" PRIu64 " handle=%" PRIx64,
                 format::SpecOf(ev.type).json, t.Str(ev.api).c_str(),
                 EnumName(ev.type, ev.kind).c_str(), ev.addr, ev.size, ev.handle);
   return buf;
@@ -77,13 +82,14 @@ RunResult RunScenario(const std::string& dir, const std::string& scenario,
                            {"CUCLIMB_OUTPUT", dir + "/trace-%p.trace"}});
   if (kill_after_ready_ms == 0) {
     // A hung scenario must not take the rest of the run with it.
-    return RunProgram({"/usr/bin/timeout", "-s", "KILL", "90", Env("CUCLIMB_TEST_GPU_PROGRAM"),
-                       scenario},
-                      env, dir);
+    return RunProgram(
+        {"/usr/bin/timeout", "-s", "KILL", "90", Env("CUCLIMB_TEST_GPU_PROGRAM"), scenario}, env,
+        dir);
   }
   // The SIGKILL scenario: watch stdout for READY.
   int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return {};
+  if (pipe(pipe_fds) != 0)
+    return {};
   const pid_t pid = fork();
   if (pid == 0) {
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
@@ -116,7 +122,8 @@ RunResult RunScenario(const std::string& dir, const std::string& scenario,
 std::string TraceOf(const std::string& dir) {
   const std::vector<std::string> files = ListDir(dir, "trace-");
   for (const std::string& f : files) {
-    if (f.size() > 6 && f.substr(f.size() - 6) == ".trace") return dir + "/" + f;
+    if (f.size() > 6 && f.substr(f.size() - 6) == ".trace")
+      return dir + "/" + f;
   }
   return "";
 }
@@ -126,12 +133,14 @@ std::vector<std::vector<std::string>> Expectations(const std::string& stdout_tex
   std::istringstream in(stdout_text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("EXPECT ", 0) != 0) continue;
+    if (line.rfind("EXPECT ", 0) != 0)
+      continue;
     std::istringstream words(line.substr(7));
     std::vector<std::string> w;
     std::string word;
     while (words >> word) w.push_back(word);
-    if (!w.empty()) out.push_back(w);
+    if (!w.empty())
+      out.push_back(w);
   }
   return out;
 }
@@ -139,7 +148,8 @@ std::vector<std::vector<std::string>> Expectations(const std::string& stdout_tex
 size_t CountIf(const Trace& t, EventType type, const std::function<bool(const Event&)>& pred) {
   size_t n = 0;
   for (const Event& ev : t.events) {
-    if (ev.type == type && pred(ev)) ++n;
+    if (ev.type == type && pred(ev))
+      ++n;
   }
   return n;
 }
@@ -156,16 +166,19 @@ void CheckExpectation(const std::string& scenario, const Trace& t,
     std::string found;
     bool ok = false;
     for (const Event& ev : t.Of(EventType::kAlloc)) {
-      if (ev.addr != addr || t.Str(ev.api) == "MEMORY2") continue;
+      if (ev.addr != addr || t.Str(ev.api) == "MEMORY2")
+        continue;
       ok = t.Str(ev.api) == w[1] && ev.size == size && EnumName(ev.type, ev.kind) == w[4];
       found = Describe(t, ev);
-      if (ok) break;
+      if (ok)
+        break;
     }
     Check(ok, scenario, line + (ok ? "" : "| found: " + (found.empty() ? "nothing" : found)));
   } else if (what == "free" && w.size() == 2) {
     const uint64_t addr = Hex(w[1]);
-    const size_t n = CountIf(t, EventType::kFree,
-                             [&](const Event& ev) { return ev.addr == addr && t.Str(ev.api) != "MEMORY2"; });
+    const size_t n = CountIf(t, EventType::kFree, [&](const Event& ev) {
+      return ev.addr == addr && t.Str(ev.api) != "MEMORY2";
+    });
     Check(n >= 1, scenario, line);
   } else if ((what == "create" || what == "destroy") && w.size() == 3) {
     const uint64_t handle = Hex(w[2]);
@@ -181,7 +194,8 @@ void CheckExpectation(const std::string& scenario, const Trace& t,
     });
     Check(n >= 1, scenario, line);
   } else if (what == "pool_trim" && w.size() == 2) {
-    Check(CountIf(t, EventType::kPoolTrim, [&](const Event& ev) { return ev.handle == Hex(w[1]); }) >= 1,
+    Check(CountIf(t, EventType::kPoolTrim,
+                  [&](const Event& ev) { return ev.handle == Hex(w[1]); }) >= 1,
           scenario, line);
   } else if (what == "launches" && w.size() == 3) {
     const size_t n = CountIf(t, EventType::kLaunch, [&](const Event& ev) {
@@ -206,15 +220,18 @@ void CheckExpectation(const std::string& scenario, const Trace& t,
     });
     Check(n >= 1, scenario, line);
   } else if (what == "heap" && w.size() == 3) {
-    Check(CountIf(t, EventType::kHeap,
-                  [&](const Event& ev) { return ev.addr == Hex(w[1]) && ev.size == Dec(w[2]); }) == 1,
-          scenario, line);
+    Check(
+        CountIf(t, EventType::kHeap,
+                [&](const Event& ev) { return ev.addr == Hex(w[1]) && ev.size == Dec(w[2]); }) == 1,
+        scenario, line);
   } else if (what == "region" && w.size() == 3) {
-    Check(CountIf(t, EventType::kRegion,
-                  [&](const Event& ev) { return ev.addr == Hex(w[1]) && ev.size == Dec(w[2]); }) == 1,
-          scenario, line);
+    Check(
+        CountIf(t, EventType::kRegion,
+                [&](const Event& ev) { return ev.addr == Hex(w[1]) && ev.size == Dec(w[2]); }) == 1,
+        scenario, line);
   } else if (what == "iterations" && w.size() == 2) {
-    const size_t n = CountIf(t, EventType::kPush, [&](const Event& ev) { return t.Str(ev.name) == "iteration"; });
+    const size_t n = CountIf(t, EventType::kPush,
+                             [&](const Event& ev) { return t.Str(ev.name) == "iteration"; });
     Check(n == Dec(w[1]), scenario, line + "| found " + std::to_string(n));
   } else if (what == "count" && w.size() == 4) {
     const EventType type = w[1] == "alloc" ? EventType::kAlloc : EventType::kFree;
@@ -233,7 +250,8 @@ void CheckExpectation(const std::string& scenario, const Trace& t,
 
 void CheckCommon(const std::string& scenario, const Trace& t, bool expect_complete) {
   Check(t.opened, scenario, "trace opens");
-  if (!t.opened) return;
+  if (!t.opened)
+    return;
   if (expect_complete) {
     Check(t.status.reason == trace::StopReason::kComplete, scenario,
           "trace complete (" + t.status.message + ")");
@@ -264,14 +282,16 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
   bool complete = true;
   int kill_after = 0;
   if (scenario == "families") {
-    env = {{"CUCLIMB_KERNELS", "all"}, {"CUCLIMB_STACKS", "fp"},
+    env = {{"CUCLIMB_KERNELS", "all"},
+           {"CUCLIMB_STACKS", "fp"},
            {"CUCLIMB_DEBUG_CBIDS", top + "/families-cbids.txt"}};
   } else if (scenario == "families-default") {
     // The default configuration (sampled kernel timing) with full-unwind stacks.
     program_scenario = "families";
     env = {{"CUCLIMB_STACKS", "unwind"}};
   } else if (scenario == "capture") {
-    env = {{"CUCLIMB_GAUGE_MS", "20"}, {"CUCLIMB_FLUSH_MS", "20"},
+    env = {{"CUCLIMB_GAUGE_MS", "20"},
+           {"CUCLIMB_FLUSH_MS", "20"},
            {"CUCLIMB_DEBUG_CAPTURE_QUERIES", "1"}};
   } else if (scenario == "capture-safe") {
     program_scenario = "capture";
@@ -296,7 +316,8 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
   }
   const Trace t = ReadTrace(path);
   CheckCommon(scenario, t, complete);
-  if (!t.opened) return false;
+  if (!t.opened)
+    return false;
   for (const auto& w : Expectations(r.stdout_text)) CheckExpectation(scenario, t, w);
 
   const TraceStats s = Summarize(t);
@@ -304,7 +325,8 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
     uint64_t with_stack = 0;
     uint64_t frames = 0;
     for (const Event& ev : t.Of(EventType::kAlloc)) {
-      if (ev.stack == 0) continue;
+      if (ev.stack == 0)
+        continue;
       ++with_stack;
       frames += t.reader->stacks().Get(ev.stack).size();
     }
@@ -313,22 +335,28 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
               std::to_string(with_stack ? frames / with_stack : 0) + ")");
   }
   if (scenario == "families") {
-    Check(s.kernels >= 10, scenario, "kernel records (CONCURRENT_KERNEL): " + std::to_string(s.kernels));
+    Check(s.kernels >= 10, scenario,
+          "kernel records (CONCURRENT_KERNEL): " + std::to_string(s.kernels));
     Check(s.kernels_in_graphs >= 3, scenario,
           "kernels with a graph id: " + std::to_string(s.kernels_in_graphs));
-    const uint64_t m2_allocs = CountIf(t, EventType::kAlloc, [&](const Event& ev) { return t.Str(ev.api) == "MEMORY2"; });
-    const uint64_t m2_frees = CountIf(t, EventType::kFree, [&](const Event& ev) { return t.Str(ev.api) == "MEMORY2"; });
+    const uint64_t m2_allocs =
+        CountIf(t, EventType::kAlloc, [&](const Event& ev) { return t.Str(ev.api) == "MEMORY2"; });
+    const uint64_t m2_frees =
+        CountIf(t, EventType::kFree, [&](const Event& ev) { return t.Str(ev.api) == "MEMORY2"; });
     Check(m2_allocs >= 6 && m2_frees >= 4, scenario,
           "MEMORY2 records: " + std::to_string(m2_allocs) + " allocations, " +
               std::to_string(m2_frees) + " releases");
     Check(s.last_gauges.size() >= 2, scenario, "gauges: " + std::to_string(s.last_gauges.size()));
-    std::fprintf(g_log, "INFO families: kernels joined to a launch by correlation id: %" PRIu64
-                 " of %" PRIu64 "\n", s.kernels_joined, s.kernels);
+    std::fprintf(g_log,
+                 "INFO families: kernels joined to a launch by correlation id: %" PRIu64
+                 " of %" PRIu64 "\n",
+                 s.kernels_joined, s.kernels);
   }
   if (scenario == "capture") {
     std::map<int64_t, int> results;
     for (const Event& ev : t.Of(EventType::kMark)) {
-      if (t.Str(ev.name) == "capture_query") ++results[ev.value];
+      if (t.Str(ev.name) == "capture_query")
+        ++results[ev.value];
     }
     std::string text;
     for (const auto& [v, c] : results) text += std::to_string(v) + "x" + std::to_string(c) + " ";
@@ -336,9 +364,11 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
           "writer queries during a global-mode capture (RELAXED mode): CUresult " + text);
   }
   if (scenario == "capture-safe") {
-    Check(s.drops.count("gauge_skipped_capture") == 1, scenario,
-          "gauges skipped during capture: " +
-              std::to_string(s.drops.count("gauge_skipped_capture") ? s.drops.at("gauge_skipped_capture") : 0));
+    Check(
+        s.drops.count("gauge_skipped_capture") == 1, scenario,
+        "gauges skipped during capture: " + std::to_string(s.drops.count("gauge_skipped_capture")
+                                                               ? s.drops.at("gauge_skipped_capture")
+                                                               : 0));
   }
   if (scenario == "fork") {
     Check(ListDir(dir, "trace-").size() == 1, scenario, "one trace (the parent's)");
@@ -347,7 +377,8 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
   if (scenario == "sigkill") {
     Check(!t.status.partial() && t.status.reason == trace::StopReason::kNoTrailer, scenario,
           "readable up to the last chunk (" + t.status.message + ")");
-    const size_t n = CountIf(t, EventType::kPush, [&](const Event& ev) { return t.Str(ev.name) == "iteration"; });
+    const size_t n = CountIf(t, EventType::kPush,
+                             [&](const Event& ev) { return t.Str(ev.name) == "iteration"; });
     Check(n >= 100, scenario, "iterations before the kill: " + std::to_string(n));
   }
   if (summary != nullptr) {
@@ -398,13 +429,14 @@ int main(int argc, char** argv) {
     return 77;
   }
   if (scenarios.empty()) {
-    scenarios = {"families", "families-default", "dlopen", "threads", "capture", "capture-safe",
-                 "fork", "sigkill"};
+    scenarios = {"families", "families-default", "dlopen", "threads",
+                 "capture",  "capture-safe",     "fork",   "sigkill"};
   }
   mkdir(dir.c_str(), 0700);  // --out may name a directory that does not exist yet
   std::FILE* summary = std::fopen((dir + "/gpu-summary.jsonl").c_str(), "w");
   for (const std::string& s : scenarios) RunOne(dir, s, summary);
-  if (summary != nullptr) std::fclose(summary);
+  if (summary != nullptr)
+    std::fclose(summary);
   std::printf("gpu checks: %d passed, %d failed (traces in %s)\n", g_passes, g_failures,
               dir.c_str());
   return g_failures == 0 ? 0 : 1;

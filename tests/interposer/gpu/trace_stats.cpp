@@ -16,15 +16,16 @@ namespace {
 
 std::string KindName(const Event& ev) {
   const uint8_t k = ev.kind;
-  return k < static_cast<uint8_t>(format::MemoryKind::kCount) ? format::kMemoryKindNames[k]
-                                                               : "?";
+  return k < static_cast<uint8_t>(format::MemoryKind::kCount) ? format::kMemoryKindNames[k] : "?";
 }
 
 std::string Escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    if (static_cast<unsigned char>(c) < 0x20) continue;
+    if (c == '"' || c == '\\')
+      out.push_back('\\');
+    if (static_cast<unsigned char>(c) < 0x20)
+      continue;
     out.push_back(c);
   }
   return out;
@@ -35,7 +36,8 @@ std::string MapJson(const std::map<std::string, V>& m) {
   std::string out = "{";
   bool first = true;
   for (const auto& [k, v] : m) {
-    if (!first) out += ", ";
+    if (!first)
+      out += ", ";
     first = false;
     out += "\"" + Escape(k) + "\": " + std::to_string(v);
   }
@@ -50,7 +52,7 @@ TraceStats Summarize(const Trace& t) {
   std::unordered_map<uint64_t, std::pair<std::string, int64_t>> live_m2;
   std::unordered_map<uint64_t, int64_t> mapped;   // va → size
   std::unordered_map<uint64_t, int64_t> created;  // handle → size
-  std::map<std::string, int64_t> current;  // kind → live bytes now (API events)
+  std::map<std::string, int64_t> current;         // kind → live bytes now (API events)
   std::set<uint64_t> launch_corrs;
   std::vector<uint64_t> kernel_corrs;
   int64_t first_ts = INT64_MAX;
@@ -59,7 +61,8 @@ TraceStats Summarize(const Trace& t) {
     ++s.by_type[format::SpecOf(ev.type).json];
     first_ts = std::min(first_ts, ev.ts);
     last_ts = std::max(last_ts, ev.ts + std::max<int64_t>(ev.dur, 0));
-    if (ev.tid != 0) s.tids.insert(ev.tid);
+    if (ev.tid != 0)
+      s.tids.insert(ev.tid);
     const std::string api = t.Str(ev.api);
     switch (ev.type) {
       case EventType::kAlloc: {
@@ -87,22 +90,33 @@ TraceStats Summarize(const Trace& t) {
         break;
       case EventType::kVmm:
         switch (static_cast<format::VmmOp>(ev.kind)) {
-          case format::VmmOp::kMap: mapped[ev.addr] = static_cast<int64_t>(ev.size); break;
-          case format::VmmOp::kUnmap: mapped.erase(ev.addr); break;
-          case format::VmmOp::kCreate: created[ev.handle] = static_cast<int64_t>(ev.size); break;
-          case format::VmmOp::kRelease: created.erase(ev.handle); break;
-          default: break;
+          case format::VmmOp::kMap:
+            mapped[ev.addr] = static_cast<int64_t>(ev.size);
+            break;
+          case format::VmmOp::kUnmap:
+            mapped.erase(ev.addr);
+            break;
+          case format::VmmOp::kCreate:
+            created[ev.handle] = static_cast<int64_t>(ev.size);
+            break;
+          case format::VmmOp::kRelease:
+            created.erase(ev.handle);
+            break;
+          default:
+            break;
         }
         break;
       case EventType::kLaunch:
         ++s.launches;
-        if (api.rfind("cuGraphLaunch", 0) == 0) ++s.graph_launches;
+        if (api.rfind("cuGraphLaunch", 0) == 0)
+          ++s.graph_launches;
         launch_corrs.insert(ev.corr);
         break;
       case EventType::kKernel:
         ++s.kernels;
         kernel_corrs.push_back(ev.corr);
-        if (ev.handle != 0) ++s.kernels_in_graphs;
+        if (ev.handle != 0)
+          ++s.kernels_in_graphs;
         break;
       case EventType::kPush:
       case EventType::kRangeStart:
@@ -124,7 +138,8 @@ TraceStats Summarize(const Trace& t) {
     }
   }
   for (uint64_t corr : kernel_corrs) {
-    if (launch_corrs.count(corr) != 0) ++s.kernels_joined;
+    if (launch_corrs.count(corr) != 0)
+      ++s.kernels_joined;
   }
   for (const auto& [addr, v] : live_api) s.live_api_bytes[v.first] += v.second;
   for (const auto& [addr, v] : live_m2) s.live_memory2_bytes[v.first] += v.second;
