@@ -56,9 +56,13 @@ std::atomic<TickHook> g_tick_hook{nullptr};
 std::atomic<void*> g_tick_context{nullptr};
 int g_flush_interval_ms = 100;
 
-// Writer thread control (cold path only).
-std::mutex g_control_mutex;
-std::condition_variable g_wake;
+// Writer thread control (cold path only). Neither is ever destroyed: a forked child that calls
+// exit() would otherwise run ~condition_variable on a variable the parent's writer thread was
+// waiting on, and glibc's pthread_cond_destroy then waits forever for that waiter.
+alignas(std::mutex) unsigned char g_control_mutex_storage[sizeof(std::mutex)];
+alignas(std::condition_variable) unsigned char g_wake_storage[sizeof(std::condition_variable)];
+std::mutex& g_control_mutex = *new (g_control_mutex_storage) std::mutex;
+std::condition_variable& g_wake = *new (g_wake_storage) std::condition_variable;
 bool g_stop_requested = false;
 std::thread* g_thread = nullptr;
 alignas(std::thread) unsigned char g_thread_storage[sizeof(std::thread)];

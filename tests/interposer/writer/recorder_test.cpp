@@ -283,6 +283,34 @@ TEST(RecorderTest, ForkedChildStopsRecordingAndParentFileStaysValid) {
   unlink(path.c_str());
 }
 
+// A forked child that leaves through exit() runs static destructors; none may wait on state the
+// parent's writer thread holds (a condition variable it sleeps on hung such children).
+TEST(RecorderTest, ForkedChildExitsThroughExitWithoutHanging) {
+  const std::string path = TempPath("fork-exit");
+  ASSERT_EQ(InChild([&] {
+              RecorderOptions o;
+              o.path = path.c_str();
+              o.flush_interval_ms = 10'000;  // the writer thread is asleep on its condition variable
+              if (!StartRecorder(o)) _exit(10);
+              const pid_t child = fork();
+              if (child == 0) {
+                AbandonRecorderInChild();
+                std::exit(0);  // runs atexit handlers and static destructors
+              }
+              int status = 0;
+              for (int i = 0; i < 500; ++i) {  // 5 s, then call it a hang
+                if (waitpid(child, &status, WNOHANG) == child) break;
+                usleep(10000);
+              }
+              const bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+              if (!exited) kill(child, SIGKILL);
+              StopRecorder(nullptr);
+              _exit(exited ? 0 : 1);
+            }),
+            0);
+  unlink(path.c_str());
+}
+
 TEST(RecorderTest, PauseWritesMarkersAndSkipsEvents) {
   const std::string path = TempPath("pause");
   ASSERT_EQ(InChild([&] {
