@@ -9,6 +9,8 @@
 #include "trace/jsonl.h"
 #include "trace/reader.h"
 
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reader = cuclimb::trace::TraceReader::FromBuffer(
       std::string_view(reinterpret_cast<const char*>(data), size));

@@ -139,15 +139,17 @@ TEST(Robustness, EveryCutAndFlipIsSurvived) {
   const std::string bytes = SimulateBinary(o);
   for (size_t cut = 0; cut < bytes.size(); cut += 97) {
     auto r = analysis::AnalyzeBuffers({std::string_view(bytes).substr(0, cut)}, {"cut"}, {});
-    if (r.ok())
+    if (r.ok()) {
       EXPECT_TRUE(analysis::ToJson(*r).ok());
+    }
   }
   for (size_t pos = 64; pos < bytes.size(); pos += 131) {
     std::string flipped = bytes;
     flipped[pos] ^= 0x10;
     auto r = analysis::AnalyzeBuffers({flipped}, {"flip"}, {});
-    if (r.ok())
+    if (r.ok()) {
       EXPECT_TRUE(analysis::ToJson(*r).ok());
+    }
   }
 }
 

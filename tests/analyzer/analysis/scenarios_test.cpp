@@ -91,7 +91,9 @@ INSTANTIATE_TEST_SUITE_P(
                                "bytes", "pool 0x5000"},
                       KindCase{"host_function", [](SimOptions* o) { o->host_fn_growth = 5; }, 0.5,
                                "samples", "grow_fn"}),
-    [](const ::testing::TestParamInfo<KindCase>& info) { return std::string(info.param.kind); });
+    [](const ::testing::TestParamInfo<KindCase>& param_info) {
+      return std::string(param_info.param.kind);
+    });
 
 TEST(Scenarios, CubeclClimbIsExplainedByTheRetainedAllocations) {
   SimOptions o;
@@ -158,8 +160,9 @@ TEST(Scenarios, GpuOnlyClimbIsNotBlamedOnARisingHandleCount) {
   for (const auto& k : r.ranks[0].kernels) {
     if (k.name == "adam_update_kernel")
       slowing = k.slowing;
-    if (k.name == "gemm_kernel")
+    if (k.name == "gemm_kernel") {
       EXPECT_FALSE(k.slowing);
+    }
   }
   EXPECT_TRUE(slowing);
 }

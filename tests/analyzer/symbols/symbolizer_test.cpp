@@ -13,6 +13,7 @@
 
 namespace cuclimb::analysis {
 namespace probe {
+int Target(int x);  // external linkage: the ELF symbol table must name it
 __attribute__((noinline)) int Target(int x) {
   asm volatile("" ::: "memory");
   return x * 3 + 1;
