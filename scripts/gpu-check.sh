@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The one batched H200 run of the whole project: cuclimb-adam recorded under cuclimb (the bundled
+# traces), the end-to-end verdict test, step-time overhead and run-to-run spread of cuclimb-adam,
+# and the interposer's GPU scenarios. Raw outputs go to $OUT; a short table is printed last.
+#
+#   scripts/gpu-check.sh --pack BUILD_DIR DEST_DIR   strip the binaries the run needs into DEST_DIR
+#   OUT=dir scripts/gpu-check.sh DEST_DIR            run it (on the GPU machine)
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --pack ]; then
+  "$root/scripts/gpu-interposer.sh" --pack "$2" "$3"
+  exit $?
+fi
+BUILD=$(realpath "${1:-build-gpu}")
+OUT=${OUT:-$PWD/gpu-out}
+WORK=/tmp/cuclimb-check
+rm -rf "$WORK"
+mkdir -p "$OUT" "$WORK"
+exec > >(tee -a "$OUT/check-log.txt") 2>&1
+CUCLIMB=$BUILD/analyzer/cuclimb
+ADAM=$BUILD/workloads/cuclimb-adam
+export CUCLIMB_LIB=$BUILD/interposer/libcuclimb.so
+START=$(date +%s)
+
+# libcupti.so.13: the toolkit's, else the one PyTorch ships.
+if ldd "$CUCLIMB_LIB" | grep -q 'libcupti.so.13 => not found'; then
+  for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 \
+           $(find /usr/local /opt -name 'libcupti.so.13' -printf '%h\n' 2>/dev/null); do
+    if [ -e "$d/libcupti.so.13" ]; then export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}; break; fi
+  done
+fi
+nvidia-smi -L; nproc; git -C "$root" log -1 --format='commit %h %s' 2>/dev/null
+
+summary() {  # the adam summary line of a run's stdout
+  grep -E '^summary\[p0\]' "$1" | head -1
+}
+# Pin to one CPU for the overhead and spread runs: the VM's vCPUs are not equal.
+PIN="taskset -c 3"
+
+echo "== cuclimb-adam flat, untraced and recorded (pinned), untraced (unpinned)"
+timeout 120 $PIN "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-untraced-pinned.txt" 2>&1
+timeout 120 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-flat.trace" -- \
+  "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-traced-pinned.txt" 2>&1
+timeout 120 "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-untraced.txt" 2>&1
+for f in flat-untraced-pinned flat-traced-pinned flat-untraced; do echo "$f: $(summary "$WORK/$f.txt")"; done
+
+echo "== cuclimb-adam climb with retention, recorded (the bundled traces)"
+timeout 200 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-climb.trace" -- \
+  "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1500 > "$WORK/climb-1500.txt" 2>&1
+timeout 200 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-climb-1000.trace" -- \
+  "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1000 > "$WORK/climb-1000.txt" 2>&1
+timeout 200 $PIN "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1500 > "$WORK/climb-untraced.txt" 2>&1
+for f in climb-1500 climb-1000 climb-untraced; do echo "$f: $(summary "$WORK/$f.txt")"; done
+for t in "$OUT"/h200-cubecl-*.trace; do
+  echo "-- $t ($(stat -c %s "$t") bytes)"
+  "$CUCLIMB" info "$t" | head -8
+  timeout 200 "$CUCLIMB" analyze "$t" --json "$WORK/$(basename "$t" .trace).json" | head -30
+done
+
+echo "== end-to-end verdict test"
+timeout 400 python3 "$root/tests/e2e/adam_e2e_test.py" "$CUCLIMB" "$ADAM" > "$WORK/e2e.txt" 2>&1
+echo "e2e exit status $?"; tail -5 "$WORK/e2e.txt"
+
+echo "== interposer GPU scenarios"
+OUT=$WORK/interposer timeout 300 "$root/scripts/gpu-interposer.sh" "$BUILD" tests > "$WORK/interposer.txt" 2>&1
+echo "interposer exit status $?"; tail -25 "$WORK/interposer.txt"
+
+tar -C "$WORK" -czf "$OUT/check-work.tgz" . 2>/dev/null
+
+echo "== table ($(($(date +%s) - START)) s)"
+python3 - "$WORK" <<'PY'
+import json, os, re, sys
+work = sys.argv[1]
+def st(name):
+    try:
+        line = next(l for l in open(os.path.join(work, name + ".txt")) if l.startswith("summary[p0]"))
+    except (OSError, StopIteration):
+        return "n/a"
+    return line.split(":", 1)[1].strip()[:70]
+for name in ["flat-untraced-pinned", "flat-traced-pinned", "flat-untraced", "climb-untraced", "climb-1500", "climb-1000"]:
+    print(f"{name:22s} {st(name)}")
+for name in ["h200-cubecl-flat", "h200-cubecl-climb", "h200-cubecl-climb-1000"]:
+    p = os.path.join(work, name + ".json")
+    if not os.path.exists(p):
+        print(f"{name:22s} no report"); continue
+    r = json.load(open(p))
+    step = next((x for x in r["ranges"] if x["name"] == "p0/step"), None)
+    acc = r["accumulators"][0] if r["accumulators"] else None
+    print(f"{name:22s} verdict={r['verdict']} iters={r['iterations']['count']} "
+          f"p0/step={step['first_ms']:.3f}->{step['last_ms']:.3f}ms {step['climb_pct']:+.1f}% " if step else "",
+          f"top={acc['kind']}:{acc['key']} {acc['growth_per_iter']:.2f}/{acc['unit']} explains={acc['explains']}" if acc else "top=none")
+PY
