@@ -111,12 +111,16 @@ void Sample(const DriverApi& d, int64_t ts) {
   // Devices with a live context: describe them once and learn their default and current pools.
   for (size_t i = 0; i < g_contexts.size(); ++i) {
     const int32_t device = g_contexts.DeviceAt(i);
-    if (device < 0 || device >= kMaxDevices || !g_contexts.AliveAt(i))
+    if (device < 0 || device >= kMaxDevices)
       continue;
+    // Device attributes need no context: describe a device even when its context is already
+    // gone (a short program that destroys its context before the first tick).
     if (!g_described[device]) {
       g_described[device] = true;
       DescribeDevice(d, device, ts);
     }
+    if (!g_contexts.AliveAt(i))
+      continue;
     CUmemoryPool pool = nullptr;
     if (!g_default_pools_known[device] && d.DeviceGetDefaultMemPool != nullptr &&
         d.DeviceGetDefaultMemPool(&pool, device) == CUDA_SUCCESS) {

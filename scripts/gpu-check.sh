@@ -38,20 +38,25 @@ summary() {  # the adam summary line of a run's stdout
 # Pin to one CPU for the overhead and spread runs: the VM's vCPUs are not equal.
 PIN="taskset -c 3"
 
-echo "== cuclimb-adam flat, untraced and recorded (pinned), untraced (unpinned)"
-timeout 120 $PIN "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-untraced-pinned.txt" 2>&1
-timeout 120 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-flat.trace" -- \
-  "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-traced-pinned.txt" 2>&1
-timeout 120 "$ADAM" --allocator cubecl --mode flat --iters 1500 > "$WORK/flat-untraced.txt" 2>&1
-for f in flat-untraced-pinned flat-traced-pinned flat-untraced; do echo "$f: $(summary "$WORK/$f.txt")"; done
+ITERS=${ITERS:-1500}          # iterations of the recorded runs (the bundled traces)
+REPEATS=${REPEATS:-3}         # interleaved untraced/recorded pairs for the overhead figure
 
-echo "== cuclimb-adam climb with retention, recorded (the bundled traces)"
+echo "== cuclimb-adam flat: untraced and recorded, interleaved, pinned; once unpinned"
+for i in $(seq 1 "$REPEATS"); do
+  timeout 120 $PIN "$ADAM" --allocator cubecl --mode flat --iters "$ITERS" > "$WORK/flat-untraced-$i.txt" 2>&1
+  timeout 120 $PIN "$CUCLIMB" record --output "$WORK/flat-$i.trace" -- \
+    "$ADAM" --allocator cubecl --mode flat --iters "$ITERS" > "$WORK/flat-traced-$i.txt" 2>&1
+done
+cp "$WORK/flat-1.trace" "$OUT/h200-cubecl-flat.trace"
+rm -f "$WORK"/flat-*.trace
+timeout 120 "$ADAM" --allocator cubecl --mode flat --iters "$ITERS" > "$WORK/flat-unpinned.txt" 2>&1
+for f in "$WORK"/flat-*.txt; do echo "$(basename "$f" .txt): $(summary "$f")"; done
+
+echo "== cuclimb-adam climb with retention: recorded (the bundled trace) and untraced, pinned"
 timeout 200 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-climb.trace" -- \
-  "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1500 > "$WORK/climb-1500.txt" 2>&1
-timeout 200 $PIN "$CUCLIMB" record --output "$OUT/h200-cubecl-climb-1000.trace" -- \
-  "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1000 > "$WORK/climb-1000.txt" 2>&1
-timeout 200 $PIN "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters 1500 > "$WORK/climb-untraced.txt" 2>&1
-for f in climb-1500 climb-1000 climb-untraced; do echo "$f: $(summary "$WORK/$f.txt")"; done
+  "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters "$ITERS" > "$WORK/climb-traced.txt" 2>&1
+timeout 200 $PIN "$ADAM" --allocator cubecl --mode climb --retain-tiny 2 --iters "$ITERS" > "$WORK/climb-untraced.txt" 2>&1
+for f in climb-traced climb-untraced; do echo "$f: $(summary "$WORK/$f.txt")"; done
 for t in "$OUT"/h200-cubecl-*.trace; do
   echo "-- $t ($(stat -c %s "$t") bytes)"
   "$CUCLIMB" info "$t" | head -8
@@ -78,14 +83,25 @@ def st(name):
     except (OSError, StopIteration):
         return "n/a"
     return line.split(":", 1)[1].strip()[:70]
-for name in ["flat-untraced-pinned", "flat-traced-pinned", "flat-untraced", "climb-untraced", "climb-1500", "climb-1000"]:
+names = sorted(f[:-4] for f in os.listdir(work) if f.startswith(("flat-", "climb-")) and f.endswith(".txt"))
+for name in names:
     print(f"{name:22s} {st(name)}")
-for name in ["h200-cubecl-flat", "h200-cubecl-climb", "h200-cubecl-climb-1000"]:
+def st_first_last(name):
+    m = re.search(r"st ([0-9.]+) -> ([0-9.]+) ms", st(name))
+    return (float(m.group(1)), float(m.group(2))) if m else None
+import statistics
+pairs = [(st_first_last(f"flat-untraced-{i}"), st_first_last(f"flat-traced-{i}")) for i in range(1, 20)
+         if os.path.exists(os.path.join(work, f"flat-traced-{i}.txt"))]
+ratios = [100 * (t[1] / u[1] - 1) for u, t in pairs if u and t]
+if ratios:
+    print(f"recording overhead on flat st (last window, pinned, {len(ratios)} interleaved pairs): "
+          f"median {statistics.median(ratios):+.1f}% range [{min(ratios):+.1f}, {max(ratios):+.1f}]")
+for name in ["h200-cubecl-flat", "h200-cubecl-climb"]:
     p = os.path.join(work, name + ".json")
     if not os.path.exists(p):
         print(f"{name:22s} no report"); continue
     r = json.load(open(p))
-    step = next((x for x in r["ranges"] if x["name"] == "p0/step"), None)
+    step = next((x for x in r["ranges"] if x["name"].endswith("p0/step")), None)
     acc = r["accumulators"][0] if r["accumulators"] else None
     print(f"{name:22s} verdict={r['verdict']} iters={r['iterations']['count']} "
           f"p0/step={step['first_ms']:.3f}->{step['last_ms']:.3f}ms {step['climb_pct']:+.1f}% " if step else "",

@@ -282,7 +282,9 @@ bool RunOne(const std::string& top, const std::string& scenario, std::FILE* summ
   bool complete = true;
   int kill_after = 0;
   if (scenario == "families") {
+    // Everything on: this scenario checks that every record kind arrives.
     env = {{"CUCLIMB_KERNELS", "all"},
+           {"CUCLIMB_MEMORY_ACTIVITY", "on"},
            {"CUCLIMB_STACKS", "fp"},
            {"CUCLIMB_DEBUG_CBIDS", top + "/families-cbids.txt"}};
   } else if (scenario == "families-default") {
