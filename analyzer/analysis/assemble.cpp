@@ -341,7 +341,7 @@ void Ranges(Context& ctx, RankReport* report) {
     for (const Aggregates::Part& p : a.range_kernels) {
       if (p.range == ri)
         d.by_kernel.push_back(
-            MakeComponent(ctx, ctx.Str(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+            MakeComponent(ctx, ctx.KernelName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
     }
     SortParts(&d.by_api, 24);
     SortParts(&d.by_sync, 12);
@@ -367,7 +367,7 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
   for (size_t k = 0; k < a.kernels.size(); ++k) {
     const KernelSeries& ks = a.kernels[k];
     KernelRow row;
-    row.name = ctx.Str(a.kernel_names[k]);
+    row.name = ctx.KernelName(a.kernel_names[k]);
     double pro = 0, epi = 0, pro2 = 0, epi2 = 0;
     row.launches_per_iter = ctx.fold.Sum(ks.launches, &pro, &epi);
     const Series execs = ctx.fold.Sum(ks.executions, &pro2, &epi2);

@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "series/aggregates.h"
 #include "series/fold.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 #include "trace/reader.h"
 
@@ -40,6 +41,8 @@ struct Context {
   const Thresholds& th;
 
   std::string Str(uint32_t id) const { return std::string(in.reader->Str(id)); }
+  // Kernel names arrive mangled from CUPTI (`_ZN7cuclimb7kernels...`); reports show them readable.
+  std::string KernelName(uint32_t id) const { return Demangle(in.reader->Str(id)); }
   std::string ApiName(uint32_t id) const;
   TrendOptions Options(double resolution, int64_t warmup = -2) const;
   Trend TrendOf(const Series& s, double resolution) const {
