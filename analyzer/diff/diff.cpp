@@ -110,24 +110,6 @@ Series Pick(const Series& s, const Pairs& pairs, bool first) {
   return out;
 }
 
-std::string Fmt(double v, const std::string& unit) {
-  if (unit == "ms")
-    return FormatMs(v);
-  if (unit == "us")
-    return FormatMs(v / 1000);
-  if (unit == "bytes") {
-    const double a = std::fabs(v);
-    if (a >= 1 << 30)
-      return absl::StrFormat("%.3g GiB", v / (1 << 30));
-    if (a >= 1 << 20)
-      return absl::StrFormat("%.3g MiB", v / (1 << 20));
-    if (a >= 1 << 10)
-      return absl::StrFormat("%.3g KiB", v / (1 << 10));
-    return absl::StrFormat("%.4g B", v);
-  }
-  return absl::StrFormat("%.4g", v);
-}
-
 // Builds one entry from the two aligned series (a side may be missing: `has_*` false).
 DiffEntry Entry(std::string key, std::string metric, std::string unit, const Series* base,
                 const Series* other, bool is_time, const Pairs& pairs, const DiffOptions& o,
@@ -173,10 +155,11 @@ DiffEntry Entry(std::string key, std::string metric, std::string unit, const Ser
   if (e.diverges_at >= 0) {
     const size_t i = static_cast<size_t>(e.diverges_at);
     const bool has_a = base || missing_is_zero, has_b = other || missing_is_zero;
-    e.what = absl::StrCat(
-        "from iteration ", e.diverges_at, ": base ", has_a ? Fmt(a[i], e.unit) : "absent",
-        ", other ", has_b ? Fmt(b[i], e.unit) : "absent", "; at the end: base ",
-        has_a ? Fmt(bl, e.unit) : "absent", ", other ", has_b ? Fmt(ol, e.unit) : "absent");
+    e.what = absl::StrCat("from iteration ", e.diverges_at, ": base ",
+                          has_a ? FormatQuantity(a[i], e.unit) : "absent", ", other ",
+                          has_b ? FormatQuantity(b[i], e.unit) : "absent", "; at the end: base ",
+                          has_a ? FormatQuantity(bl, e.unit) : "absent", ", other ",
+                          has_b ? FormatQuantity(ol, e.unit) : "absent");
   }
   return e;
 }
@@ -347,10 +330,11 @@ DiffReport DiffReports(const Report& base, const Report& other, const DiffOption
     e.other_growth = p.second ? p.second->growth_per_iter : 0;
     e.explains = any.explains;
     if (e.status != "both") {
-      absl::StrAppend(&e.what, e.what.empty() ? "" : "; ",
-                      e.status == "only_other" ? "new in other" : "gone in other", ": grows ",
-                      Fmt(e.status == "only_other" ? e.other_growth : e.base_growth, any.unit), " ",
-                      any.unit, " per iteration");
+      absl::StrAppend(
+          &e.what, e.what.empty() ? "" : "; ",
+          e.status == "only_other" ? "new in other" : "gone in other", ": grows ",
+          FormatQuantity(e.status == "only_other" ? e.other_growth : e.base_growth, any.unit), " ",
+          any.unit, " per iteration");
     }
     d.accumulators.push_back(std::move(e));
   }

@@ -18,24 +18,6 @@ using html::Num;
 
 constexpr size_t kEntriesWithSeries = 12;  // per section, in the HTML page
 
-std::string Fmt(double v, const std::string& unit) {
-  if (unit == "ms")
-    return FormatMs(v);
-  if (unit == "us")
-    return FormatMs(v / 1000);
-  if (unit == "bytes") {
-    const double a = std::fabs(v);
-    if (a >= 1 << 30)
-      return absl::StrFormat("%.3g GiB", v / (1 << 30));
-    if (a >= 1 << 20)
-      return absl::StrFormat("%.3g MiB", v / (1 << 20));
-    if (a >= 1 << 10)
-      return absl::StrFormat("%.3g KiB", v / (1 << 10));
-    return absl::StrFormat("%.4g B", v);
-  }
-  return absl::StrFormat("%.4g", v);
-}
-
 std::string Clip(const std::string& s, size_t width) {
   return s.size() <= width ? s : s.substr(0, width - 3) + "...";
 }
@@ -143,7 +125,8 @@ void Section(const std::string& title, const std::vector<DiffEntry>& list, size_
       break;
     }
     auto side = [&](const std::optional<SideLevels>& l) {
-      return l ? absl::StrCat(Fmt(l->first, e.unit), " → ", Fmt(l->last, e.unit))
+      return l ? absl::StrCat(FormatQuantity(l->first, e.unit), " → ",
+                              FormatQuantity(l->last, e.unit))
                : std::string("absent");
     };
     absl::StrAppendFormat(out, "  %-44s %-12s %24s  %24s  %s\n", Clip(e.key, 44),
@@ -177,7 +160,7 @@ std::string DiffToText(const DiffReport& d) {
           e.status == "only_other"  ? "new"
           : e.status == "only_base" ? "gone"
                                     : "both",
-          e.key, Fmt(e.base_growth, unit), unit, Fmt(e.other_growth, unit),
+          e.key, FormatQuantity(e.base_growth, unit), unit, FormatQuantity(e.other_growth, unit),
           e.diverges_at >= 0 ? absl::StrCat(" (apart from iteration ", e.diverges_at, ")") : "");
     }
   }

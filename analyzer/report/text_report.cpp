@@ -80,6 +80,24 @@ std::string FormatMs(double ms) {
   return absl::StrFormat("%.3g ns", ms * 1e6);
 }
 
+std::string FormatQuantity(double v, const std::string& unit) {
+  if (unit == "ms")
+    return FormatMs(v);
+  if (unit == "us")
+    return FormatMs(v / 1000);
+  if (unit == "bytes") {
+    const double a = std::fabs(v);
+    if (a >= 1 << 30)
+      return absl::StrFormat("%.3g GiB", v / (1 << 30));
+    if (a >= 1 << 20)
+      return absl::StrFormat("%.3g MiB", v / (1 << 20));
+    if (a >= 1 << 10)
+      return absl::StrFormat("%.3g KiB", v / (1 << 10));
+    return absl::StrFormat("%.4g B", v);
+  }
+  return absl::StrFormat("%.4g", v);
+}
+
 std::string ToText(const Report& report, const TextOptions& o) {
   std::string out;
   const Iterations& it = report.iterations;

@@ -20,4 +20,8 @@ std::string ToText(const Report& report, const TextOptions& options = {});
 // "1.17 ms", "850 µs", "2.31 s".
 std::string FormatMs(double ms);
 
+// A value in its unit for people: "ms" and "us" as FormatMs does, "bytes" as B/KiB/MiB/GiB,
+// anything else (handles, counts) as a plain number.
+std::string FormatQuantity(double v, const std::string& unit);
+
 }  // namespace cuclimb::analysis
