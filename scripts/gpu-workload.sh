@@ -10,7 +10,9 @@
 # Environment: BIN (binaries, default build-wl/gpu), OUT (results, default build-wl/gpu-out),
 #              ITERS (default 1500), ISO_ITERS (default 500), OTHER_ITERS (direct/async/caching,
 #              default 1500), RUN_TIMEOUT (s per run, default 120), DEADLINE (s; later runs are
-#              skipped, not started, default 400), EXTRA (flags added to every run).
+#              skipped, not started, default 400), EXTRA (flags added to every run),
+#              PIN (a command prefix such as "taskset -c 3": the H200 VM's vCPUs are not equal,
+#              and an unpinned run can shift between two speed levels for hundreds of iterations).
 set -uo pipefail
 
 BUILD=${BUILD:-build-wl}
@@ -31,6 +33,7 @@ ITERS=${ITERS:-1500}
 ISO_ITERS=${ISO_ITERS:-500}
 OTHER_ITERS=${OTHER_ITERS:-1500}
 read -r -a EXTRA_ARGS <<<"${EXTRA:-}"
+read -r -a PIN_CMD <<<"${PIN:-}"
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 DEADLINE=${DEADLINE:-400}
 PHASES=("$@")
@@ -52,7 +55,7 @@ run() {
     return
   fi
   local t0=$SECONDS
-  timeout "$RUN_TIMEOUT" "$BIN/cuclimb-adam" "$@" "${EXTRA_ARGS[@]}" >"$RUNS/$label.txt" \
+  timeout "$RUN_TIMEOUT" "${PIN_CMD[@]}" "$BIN/cuclimb-adam" "$@" "${EXTRA_ARGS[@]}" >"$RUNS/$label.txt" \
     2>"$RUNS/$label.err"
   local rc=$?
   local clock
