@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "trace/event_kinds.h"
 
 namespace cuclimb::analysis {
 namespace {
@@ -16,22 +17,6 @@ using format::EventType;
 constexpr int64_t kMinAuto = 8;  // instances for a confident automatic choice
 constexpr int64_t kMinAny = 2;   // instances for any choice
 
-bool IsCudaCall(EventType t) {
-  switch (t) {
-    case EventType::kApi:
-    case EventType::kLaunch:
-    case EventType::kAlloc:
-    case EventType::kFree:
-    case EventType::kSync:
-    case EventType::kCopy:
-    case EventType::kCreate:
-    case EventType::kDestroy:
-    case EventType::kVmm:
-      return true;
-    default:
-      return false;
-  }
-}
 
 uint64_t StackKey(uint32_t tid, uint32_t domain) {
   return (uint64_t{tid} << 32) | domain;
@@ -86,7 +71,7 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
     }
     ThreadCounts& tc = *last_thread_;
     ++tc.events;
-    if (IsCudaCall(t))
+    if (trace::IsCudaCall(t))
       ++tc.cuda_calls;
     if (t == EventType::kLaunch) {
       ++tc.launches;

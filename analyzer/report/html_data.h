@@ -11,23 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_report.h"
 #include "report/report.h"
 
 namespace cuclimb::analysis::html {
 
 using Json = nlohmann::ordered_json;
 
-// 6 significant digits (as the JSON report); whole numbers as integers; non-finite as 0.
-inline Json Num(double v) {
-  if (!std::isfinite(v) || v == 0)
-    return 0;
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  const double r = std::strtod(buf, nullptr);
-  if (r == std::trunc(r) && std::fabs(r) < 9.0e15)
-    return static_cast<int64_t>(r);
-  return r;
-}
+// Numbers on the page are rounded exactly as in the JSON report.
+inline Json Num(double v) { return JsonNumber(v); }
 
 // Hands out series while the embedded data stays under a budget. A series is an array of
 // numbers (one per iteration, exact), or {"bin": k, "v": [...]} when longer than max_points

@@ -12,13 +12,8 @@
 #include "absl/strings/str_cat.h"
 
 namespace cuclimb::analysis {
-namespace {
 
-using Json = nlohmann::ordered_json;
-
-// 6 significant digits: stable across compilers and short to read. Whole numbers are written
-// as integers; non-finite values become 0.
-nlohmann::ordered_json R(double v) {
+nlohmann::ordered_json JsonNumber(double v) {
   if (!std::isfinite(v) || v == 0)
     return 0;
   char buf[32];
@@ -28,6 +23,12 @@ nlohmann::ordered_json R(double v) {
     return static_cast<int64_t>(r);
   return r;
 }
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+nlohmann::ordered_json R(double v) { return JsonNumber(v); }
 
 Json Arr(const Series& s) {
   Json a = Json::array();

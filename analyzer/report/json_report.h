@@ -4,10 +4,16 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
 #include "report/report.h"
 
 namespace cuclimb::analysis {
+
+// A number as the reports write it: 6 significant digits (stable across compilers, short to
+// read), whole numbers as integers, non-finite values as 0.
+nlohmann::ordered_json JsonNumber(double v);
 
 struct JsonOptions {
   int indent = 1;        // spaces per level; −1 for one line

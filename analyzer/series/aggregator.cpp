@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "interposer/format/trace_format.h"
+#include "trace/event_kinds.h"
 
 namespace cuclimb::analysis {
 
@@ -202,23 +203,8 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     default:
       break;
   }
-  if (thread != nullptr) {
-    switch (ev.type) {
-      case EventType::kApi:
-      case EventType::kLaunch:
-      case EventType::kAlloc:
-      case EventType::kFree:
-      case EventType::kSync:
-      case EventType::kCopy:
-      case EventType::kCreate:
-      case EventType::kDestroy:
-      case EventType::kVmm:
-        ++thread->cuda_calls;
-        break;
-      default:
-        break;
-    }
-  }
+  if (thread != nullptr && trace::IsCudaCall(ev.type))
+    ++thread->cuda_calls;
 }
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
