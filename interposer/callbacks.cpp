@@ -529,13 +529,6 @@ void StreamWaitEvent(const P* p, const Call& c) {
 }
 
 template <typename P>
-void EventRecord(const P* p, const Call& c) {
-  Event ev = Base(EventType::kApi, c);
-  ev.stream = StreamOf(p);
-  Emit(ev);
-}
-
-template <typename P>
 void CopyAny(const P* p, const Call& c) {
   EmitCopy(c, format::CopyKind::kUnknown, p->dst, p->src, p->ByteCount, StreamOf(p));
 }

@@ -90,10 +90,10 @@
   X(cuCtxSynchronize_v2, kApi, SyncContext)                            \
   X(cuStreamWaitEvent, kApi, StreamWaitEvent)                          \
   X(cuStreamWaitEvent_ptsz, kApi, StreamWaitEvent)                     \
-  X(cuEventRecord, kApi, EventRecord)                                  \
-  X(cuEventRecord_ptsz, kApi, EventRecord)                             \
-  X(cuEventRecordWithFlags, kApi, EventRecord)                         \
-  X(cuEventRecordWithFlags_ptsz, kApi, EventRecord)                    \
+  X(cuEventRecord, kApi, StreamApi)                                    \
+  X(cuEventRecord_ptsz, kApi, StreamApi)                               \
+  X(cuEventRecordWithFlags, kApi, StreamApi)                           \
+  X(cuEventRecordWithFlags_ptsz, kApi, StreamApi)                      \
   /* copies and memsets */                                             \
   X(cuMemcpy, kApi, CopyAny)                                           \
   X(cuMemcpy_ptds, kApi, CopyAny)                                      \
