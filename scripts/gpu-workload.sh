@@ -5,14 +5,16 @@
 # model's knobs), a short table printed last.
 #
 # Usage (repository root, binaries built here and carried):
-#   scripts/gpu-workload.sh [--stage DIR] [PHASE...]     PHASE: tests repro isolation knobs (all)
+#   scripts/gpu-workload.sh [--stage DIR] [PHASE...]
+#     PHASE: repro isolation retained-others knobs tests (the default list), drift
 #   scripts/gpu-workload.sh --stage build-wl/gpu          copy stripped binaries to carry, exit
 # Environment: BIN (binaries, default build-wl/gpu), OUT (results, default build-wl/gpu-out),
 #              ITERS (default 1500), ISO_ITERS (default 500), OTHER_ITERS (direct/async/caching,
 #              default 1500), RUN_TIMEOUT (s per run, default 120), DEADLINE (s; later runs are
 #              skipped, not started, default 400), EXTRA (flags added to every run),
 #              PIN (a command prefix such as "taskset -c 3": the H200 VM's vCPUs are not equal,
-#              and an unpinned run can shift between two speed levels for hundreds of iterations).
+#              and an unpinned run can shift between two speed levels for hundreds of iterations),
+#              ROUNDS and DRIFT_ALLOCATORS (drift phase: repeats, allocators).
 set -uo pipefail
 
 BUILD=${BUILD:-build-wl}
@@ -44,6 +46,10 @@ START=$SECONDS
 mkdir -p "$OUT"
 : >"$TABLE"
 
+# Time the hypervisor gave this VM's vCPUs to others (all CPUs, USER_HZ ticks): a run whose
+# level shifts come with steal is being slowed by its neighbours.
+steal_ticks() { awk '$1 == "cpu" { print $9; exit }' /proc/stat; }
+
 want() { local p; for p in "${PHASES[@]}"; do [[ $p == "$1" ]] && return 0; done; return 1; }
 
 # run LABEL ARGS...: one cuclimb-adam run; output kept, its summary lines appended to the table.
@@ -55,13 +61,15 @@ run() {
     return
   fi
   local t0=$SECONDS
+  local steal0
+  steal0=$(steal_ticks)
   timeout "$RUN_TIMEOUT" "${PIN_CMD[@]}" "$BIN/cuclimb-adam" "$@" "${EXTRA_ARGS[@]}" >"$RUNS/$label.txt" \
     2>"$RUNS/$label.err"
   local rc=$?
   local clock
   clock=$(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader 2>/dev/null)
-  echo "$label rc=$rc ${SECONDS}s(+$((SECONDS - t0))s) sm_clock_after=$clock: $* ${EXTRA_ARGS[*]}" |
-    tee -a "$RUNS/commands.txt"
+  echo "$label rc=$rc ${SECONDS}s(+$((SECONDS - t0))s) sm_clock_after=$clock" \
+    "steal_ticks=$(($(steal_ticks) - steal0)): $* ${EXTRA_ARGS[*]}" | tee -a "$RUNS/commands.txt"
   grep '^summary' "$RUNS/$label.txt" | sed "s/^/$label /" >>"$TABLE"
   [[ $rc -ne 0 ]] && echo "$label FAILED rc=$rc" >>"$TABLE" && tail -3 "$RUNS/$label.err"
 }
@@ -85,6 +93,20 @@ if want repro; then
     run $a-climb --allocator $a --mode climb "${O[@]}"
   done
   run cubecl-climb-retain2 --allocator cubecl --mode climb --retain-tiny 2 "${R[@]}" --stats
+fi
+if want drift; then
+  # The flatness criterion under machine drift: every allocator x mode with the reference twin
+  # (st/ref divides out what slows the twin alike), in ABAB order so both modes see the same
+  # stretch of machine time.
+  echo "== drift: allocator x mode with --reference, $ITERS iterations, ${ROUNDS:-1} round(s)"
+  for round in $(seq "${ROUNDS:-1}"); do
+    for a in ${DRIFT_ALLOCATORS:-cubecl caching async direct}; do
+      run r$round-$a-flat --allocator $a --mode flat "${R[@]}" --reference
+      run r$round-$a-climb --allocator $a --mode climb "${R[@]}" --reference
+    done
+    run r$round-cubecl-climb-retain2 --allocator cubecl --mode climb --retain-tiny 2 "${R[@]}" \
+      --reference
+  done
 fi
 if want isolation; then
   echo "== isolation table (cubecl, $ISO_ITERS iterations, retention 2 where reallocating)"
@@ -129,7 +151,8 @@ echo "== elapsed $((SECONDS - START))s"
 echo "== table: run, net, st first -> last (change), gpu_st change, loss first -> last"
 awk '$2 ~ /^summary/ {
        net = $2; gsub(/^summary\[|\]:$/, "", net)
-       printf "%-28s %-4s %8s -> %8s ms %9s  gpu %9s  loss %s -> %s\n", $1, net, $4, $6, $8, $14, $16, $18
+       rel = NF >= 32 ? sprintf("  st/ref %9s  ref %s", $30, $32) : ""
+       printf "%-28s %-4s %8s -> %8s ms %9s  gpu %9s  loss %s -> %s%s\n", $1, net, $4, $6, $8, $14, $16, $18, rel
        next
      }
      { print }' "$TABLE"

@@ -54,6 +54,7 @@ TEST(OptionsTest, ParsesBothValueFormsAndAliases) {
                                     "separate",
                                     "--json",
                                     "--stats",
+                                    "--reference",
                                     "--seed",
                                     "7",
                                     "--task",
@@ -73,6 +74,7 @@ TEST(OptionsTest, ParsesBothValueFormsAndAliases) {
   EXPECT_TRUE(o.separate_meta_pool);
   EXPECT_TRUE(o.json);
   EXPECT_TRUE(o.stats);
+  EXPECT_TRUE(o.reference);
   EXPECT_EQ(o.seed, 7u);
   EXPECT_EQ(o.task, Task::kClassification);
   const AllocatorConfig config = MakeAllocatorConfig(o);

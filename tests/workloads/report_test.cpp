@@ -57,6 +57,70 @@ TEST(SummarizeTest, TinyRunsStillProduceAWindow) {
   EXPECT_NEAR(summary.rows[0].st_change_pct, 200.0, 1e-9);
 }
 
+// A machine whose host speed drops by 30 % for the last third of the run: st and ref shift
+// alike, so st/ref stays flat while st alone "climbs".
+TEST(SummarizeTest, ReferenceDividesOutASharedLevelShift) {
+  Options options;
+  options.iters = 900;
+  options.reference = true;
+  std::vector<IterationRecord> records = Linear(900, 1.0, 1.0);
+  for (IterationRecord& r : records) {
+    const double slow = r.iter >= 600 ? 1.3 : 1.0;
+    r.st_ms[0] *= slow;
+    r.ref_st_ms = 0.4 * slow;
+  }
+  const Summary summary = Summarize(options, {"p0", "p1"}, records);
+  ASSERT_TRUE(summary.reference);
+  EXPECT_NEAR(summary.rows[0].st_change_pct, 30.0, 1e-9);
+  EXPECT_NEAR(summary.ref_change_pct, 30.0, 1e-9);
+  EXPECT_NEAR(summary.rows[0].rel_first, 2.5, 1e-9);
+  EXPECT_NEAR(summary.rows[0].rel_change_pct, 0.0, 1e-9);
+}
+
+// The allocator's own growth is not in ref, so st/ref keeps it.
+TEST(SummarizeTest, ReferenceKeepsAnAllocatorClimb) {
+  Options options;
+  options.iters = 1000;
+  options.reference = true;
+  std::vector<IterationRecord> records = Linear(1000, 1.0, 2.0);
+  for (IterationRecord& r : records) r.ref_st_ms = 0.5;
+  const Summary summary = Summarize(options, {"p0", "p1"}, records);
+  EXPECT_NEAR(summary.ref_change_pct, 0.0, 1e-9);
+  EXPECT_NEAR(summary.rows[0].rel_change_pct, summary.rows[0].st_change_pct, 1e-9);
+  EXPECT_GT(summary.rows[0].rel_change_pct, 80.0);
+  EXPECT_NEAR(summary.rows[1].rel_first, 4.0, 1e-9);  // p1: 2.0 ms against 0.5 ms
+}
+
+TEST(SummarizeTest, WithoutReferenceTheRatioIsAbsent) {
+  Options options;
+  options.iters = 100;
+  const Summary summary = Summarize(options, {"p0", "p1"}, Linear(100, 1.0, 2.0));
+  EXPECT_FALSE(summary.reference);
+  EXPECT_EQ(summary.rows[0].rel_first, 0.0);
+}
+
+TEST(ReporterTest, ReferenceAppearsInLinesAndSummary) {
+  Options options;
+  options.iters = 40;
+  options.reference = true;
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  Reporter reporter(options, out);
+  std::vector<IterationRecord> records = Linear(40, 1.0, 2.0);
+  for (IterationRecord& r : records) r.ref_st_ms = 0.25;
+  reporter.Iteration({"p0"}, records[0]);
+  reporter.Final(Summarize(options, {"p0"}, records));
+  std::rewind(out);
+  char buffer[1024] = {};
+  ASSERT_NE(std::fgets(buffer, sizeof(buffer), out), nullptr);
+  EXPECT_NE(std::string(buffer).find(" ref=0.250ms"), std::string::npos) << buffer;
+  ASSERT_NE(std::fgets(buffer, sizeof(buffer), out), nullptr);
+  const std::string summary = buffer;
+  EXPECT_NE(summary.find("  st/ref 4."), std::string::npos) << summary;
+  EXPECT_NE(summary.find("ref +0.0%"), std::string::npos) << summary;
+  std::fclose(out);
+}
+
 TEST(ReporterTest, TextLinesUseTheReportsForm) {
   Options options;
   options.nets = 2;

@@ -95,6 +95,30 @@ TEST(TrainerGpuTest, RetentionGrowsTheBucketAndPlainClimbDoesNot) {
   EXPECT_LE(scans(plain, 29), scans(plain, 6) + scans(plain, 6) / 20);
 }
 
+// The reference network is p0's twin: same losses, its own timings, and no effect on p0.
+TEST(TrainerGpuTest, ReferenceTwinTrainsLikeP0AndLeavesItAlone) {
+  Options options;
+  options.gpu_warmup_ms = 0;
+  options.mode = Mode::kClimb;
+  options.retain_tiny = 1;
+  options.iters = 8;
+  options.inner_steps = 3;
+  const TrainResult plain = Train(options, nullptr);
+  options.reference = true;
+  const TrainResult twin = Train(options, nullptr);
+  ASSERT_EQ(twin.iterations.size(), plain.iterations.size());
+  for (std::size_t i = 0; i < twin.iterations.size(); ++i) {
+    const IterationRecord& r = twin.iterations[i];
+    EXPECT_GT(r.ref_st_ms, 0.0);
+    EXPECT_GT(r.ref_gpu_st_ms, 0.0);
+    EXPECT_NEAR(r.ref_loss, r.loss[0], 1e-5 * std::fabs(r.loss[0]) + 1e-7) << "iteration " << i;
+    EXPECT_NEAR(r.loss[0], plain.iterations[i].loss[0], 1e-5 * std::fabs(r.loss[0]) + 1e-7);
+    // The twin's allocator is not counted with the measured one.
+    EXPECT_EQ(r.stats.largest_bucket_slots, plain.iterations[i].stats.largest_bucket_slots);
+  }
+  EXPECT_EQ(plain.iterations.back().ref_st_ms, 0.0);
+}
+
 TEST(TrainerGpuTest, SummaryOfAShortRunIsFinite) {
   Options options;
   options.iters = 12;

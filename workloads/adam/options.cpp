@@ -215,6 +215,7 @@ const std::vector<Flag>& Flags() {
       {"json", false, BoolFlag(&Options::json, true)},
       {"timing", true, SetTiming},
       {"gpu-warmup-ms", true, IntFlag(&Options::gpu_warmup_ms)},
+      {"reference", false, BoolFlag(&Options::reference, true)},
       {"warmup", true, IntFlag(&Options::warmup)},
       {"summary-window", true, IntFlag(&Options::summary_window)},
       {"device", true, IntFlag(&Options::device)},
@@ -486,6 +487,8 @@ measurement
   --timing isolated|overlapped   st per step with the stream synchronised around it (isolated)
                            or the calls alone, queue back-pressure included (overlapped)
   --gpu-warmup-ms N        untimed GPU work before iteration 0 (300)
+  --reference              also step "ref", p0's twin on a caching allocator of its own, and
+                           report st/ref: the climb with the machine's own drift divided out
 
 output
   --stats                  allocator counters per iteration

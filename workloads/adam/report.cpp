@@ -63,12 +63,19 @@ Summary Summarize(const Options& options, const std::vector<std::string>& names,
   const int first_begin = summary.warmup;
   const int first_end = std::min(count, first_begin + summary.window);
   const int last_begin = std::max(first_begin, count - summary.window);
+  auto collect = [&](int begin, int end, auto field) {
+    std::vector<double> values;
+    for (int i = begin; i < end; ++i) values.push_back(field(iterations[i]));
+    return values;
+  };
+  summary.reference = options.reference;
+  if (summary.reference) {
+    const auto ref = [](const IterationRecord& r) { return r.ref_st_ms; };
+    summary.ref_first_ms = Median(collect(first_begin, first_end, ref));
+    summary.ref_last_ms = Median(collect(last_begin, count, ref));
+    summary.ref_change_pct = ChangePct(summary.ref_first_ms, summary.ref_last_ms);
+  }
   for (std::size_t n = 0; n < names.size(); ++n) {
-    auto collect = [&](int begin, int end, auto field) {
-      std::vector<double> values;
-      for (int i = begin; i < end; ++i) values.push_back(field(iterations[i]));
-      return values;
-    };
     const auto st = [n](const IterationRecord& r) { return r.st_ms[n]; };
     const auto gpu = [n](const IterationRecord& r) { return r.gpu_st_ms[n]; };
     const auto loss = [n](const IterationRecord& r) { return static_cast<double>(r.loss[n]); };
@@ -83,6 +90,14 @@ Summary Summarize(const Options& options, const std::vector<std::string>& names,
     // The loss is compared from the very first iterations: that is where training starts.
     row.loss_first = Mean(collect(0, std::min(count, summary.window), loss));
     row.loss_last = Mean(collect(last_begin, count, loss));
+    if (summary.reference) {
+      const auto rel = [n](const IterationRecord& r) {
+        return r.ref_st_ms > 0.0 ? r.st_ms[n] / r.ref_st_ms : 0.0;
+      };
+      row.rel_first = Median(collect(first_begin, first_end, rel));
+      row.rel_last = Median(collect(last_begin, count, rel));
+      row.rel_change_pct = ChangePct(row.rel_first, row.rel_last);
+    }
     summary.rows.push_back(row);
   }
   return summary;
@@ -107,7 +122,7 @@ void Reporter::Header(const std::vector<std::string>& names) {
         "\"cleanup_each_cycle\":%s,\"window\":%s,\"size_match\":%s,"
         "\"persistent_pool\":%s,\"align\":%" PRIu64
         ",\"meta_pool\":\"%s\","
-        "\"inplace_adam\":%s,\"timing\":\"%s\"}}\n",
+        "\"inplace_adam\":%s,\"timing\":\"%s\",\"reference\":%s}}\n",
         ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
         options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(), dims.str().c_str(),
         edims.str().c_str(), options_.batch, options_.seed, TaskName(options_.task),
@@ -116,13 +131,14 @@ void Reporter::Header(const std::vector<std::string>& names) {
         options_.persistent_window ? "true" : "false", options_.size_match ? "true" : "false",
         options_.persistent_pool ? "true" : "false", options_.align,
         options_.separate_meta_pool ? "separate" : "shared",
-        options_.inplace_adam ? "true" : "false", TimingName(options_.timing));
+        options_.inplace_adam ? "true" : "false", TimingName(options_.timing),
+        options_.reference ? "true" : "false");
   } else {
     std::fprintf(out_,
                  "# cuclimb-adam mode=%s allocator=%s iters=%d inner=%d ephemeral_steps=%d "
                  "nets=%zu dims=%s edims=%s batch=%d task=%s retain_tiny=%d retain_params=%d "
                  "separate_pools=%d cleanup=%d window=%d size_match=%d persistent=%d "
-                 "align=%" PRIu64 " meta_pool=%s inplace_adam=%d timing=%s\n",
+                 "align=%" PRIu64 " meta_pool=%s inplace_adam=%d timing=%s reference=%d\n",
                  ModeName(options_.mode), AllocatorName(options_.allocator), options_.iters,
                  options_.inner_steps, options_.EffectiveEphemeralSteps(), names.size(),
                  dims.str().c_str(), edims.str().c_str(), options_.batch, TaskName(options_.task),
@@ -130,7 +146,7 @@ void Reporter::Header(const std::vector<std::string>& names) {
                  options_.cleanup_each_cycle, options_.persistent_window, options_.size_match,
                  options_.persistent_pool, options_.align,
                  options_.separate_meta_pool ? "separate" : "shared", options_.inplace_adam,
-                 TimingName(options_.timing));
+                 TimingName(options_.timing), options_.reference);
   }
   std::fflush(out_);
 }
@@ -193,6 +209,10 @@ void Reporter::Iteration(const std::vector<std::string>& names, const IterationR
     line << "}";
     if (options_.mode == Mode::kClimb)
       line << ",\"eph_loss\":" << JsonNumber(r.ephemeral_loss, 6);
+    if (options_.reference) {
+      line << ",\"ref_st_ms\":" << Fixed(r.ref_st_ms, 4)
+           << ",\"ref_gpu_st_ms\":" << Fixed(r.ref_gpu_st_ms, 4);
+    }
     line << ",\"wall_ms\":" << Fixed(r.wall_ms, 4);
     if (options_.stats)
       line << StatsJson(r);
@@ -210,6 +230,8 @@ void Reporter::Iteration(const std::vector<std::string>& names, const IterationR
     line << " gpu_st=" << Fixed(r.gpu_st_ms[0], 3) << "ms loss=" << Fixed(r.loss[0], 5);
     if (options_.mode == Mode::kClimb)
       line << " eph_loss=" << Fixed(r.ephemeral_loss, 5);
+    if (options_.reference)
+      line << " ref=" << Fixed(r.ref_st_ms, 3) << "ms";
     line << " wall=" << Fixed(r.wall_ms, 2) << "ms";
     if (options_.stats)
       line << StatsText(r);
@@ -221,22 +243,41 @@ void Reporter::Iteration(const std::vector<std::string>& names, const IterationR
 void Reporter::Final(const Summary& summary) {
   for (const SummaryRow& row : summary.rows) {
     if (options_.json) {
+      std::string reference;
+      if (summary.reference) {
+        char buffer[256];
+        std::snprintf(buffer, sizeof(buffer),
+                      ",\"st_rel_first\":%.4f,\"st_rel_last\":%.4f,\"st_rel_change_pct\":%.2f,"
+                      "\"ref_st_first_ms\":%.4f,\"ref_st_last_ms\":%.4f,"
+                      "\"ref_st_change_pct\":%.2f",
+                      row.rel_first, row.rel_last, row.rel_change_pct, summary.ref_first_ms,
+                      summary.ref_last_ms, summary.ref_change_pct);
+        reference = buffer;
+      }
       std::fprintf(out_,
                    "{\"summary\":{\"net\":\"%s\",\"warmup\":%d,\"window\":%d,"
                    "\"st_first_ms\":%.4f,\"st_last_ms\":%.4f,\"st_change_pct\":%.2f,"
                    "\"gpu_st_first_ms\":%.4f,\"gpu_st_last_ms\":%.4f,\"gpu_st_change_pct\":%.2f,"
-                   "\"loss_first\":%s,\"loss_last\":%s}}\n",
+                   "\"loss_first\":%s,\"loss_last\":%s%s}}\n",
                    row.net.c_str(), summary.warmup, summary.window, row.st_first_ms, row.st_last_ms,
                    row.st_change_pct, row.gpu_first_ms, row.gpu_last_ms, row.gpu_change_pct,
-                   JsonNumber(row.loss_first, 6).c_str(), JsonNumber(row.loss_last, 6).c_str());
+                   JsonNumber(row.loss_first, 6).c_str(), JsonNumber(row.loss_last, 6).c_str(),
+                   reference.c_str());
     } else {
+      std::string reference;
+      if (summary.reference) {
+        reference = "  st/ref " + Fixed(row.rel_first, 3) + " -> " + Fixed(row.rel_last, 3) +
+                    " (" + Signed(row.rel_change_pct) + "%)  ref " + Signed(summary.ref_change_pct) +
+                    "%";
+      }
       std::fprintf(out_,
                    "summary[%s]: st %.3f -> %.3f ms (%s%%)  gpu_st %.3f -> %.3f ms (%s%%)  "
-                   "loss %.5f -> %.5f  [median of iters %d..%d vs last %d]\n",
+                   "loss %.5f -> %.5f  [median of iters %d..%d vs last %d]%s\n",
                    row.net.c_str(), row.st_first_ms, row.st_last_ms,
                    Signed(row.st_change_pct).c_str(), row.gpu_first_ms, row.gpu_last_ms,
                    Signed(row.gpu_change_pct).c_str(), row.loss_first, row.loss_last,
-                   summary.warmup, summary.warmup + summary.window - 1, summary.window);
+                   summary.warmup, summary.warmup + summary.window - 1, summary.window,
+                   reference.c_str());
     }
   }
   std::fflush(out_);

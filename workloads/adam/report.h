@@ -24,12 +24,21 @@ struct SummaryRow {
   double gpu_change_pct = 0.0;
   double loss_first = 0.0;  // means over the same windows
   double loss_last = 0.0;
+  // --reference: medians of st / ref per iteration over the same windows.
+  double rel_first = 0.0;
+  double rel_last = 0.0;
+  double rel_change_pct = 0.0;
 };
 
 struct Summary {
   int warmup = 0;
   int window = 0;
   std::vector<SummaryRow> rows;
+  // --reference: the reference network's own st over the same windows, i.e. the machine's drift.
+  bool reference = false;
+  double ref_first_ms = 0.0;
+  double ref_last_ms = 0.0;
+  double ref_change_pct = 0.0;
 };
 
 // Pure function of the records; needs at least one record.

@@ -273,7 +273,7 @@ TrainResult Train(const Options& options,
   CUCLIMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   float* host_losses = nullptr;  // pinned, so the per-iteration loss copies stay asynchronous
   CUCLIMB_CUDA_CHECK(
-      cudaMallocHost(reinterpret_cast<void**>(&host_losses), sizeof(float) * (options.nets + 1)));
+      cudaMallocHost(reinterpret_cast<void**>(&host_losses), sizeof(float) * (options.nets + 2)));
 
   WarmUpGpu(stream, options.gpu_warmup_ms);
 
@@ -296,6 +296,17 @@ TrainResult Train(const Options& options,
       allocators.push_back(separate.get());
     const Device shared_device{shared.get(), stream};
     const Device ephemeral_device{separate ? separate.get() : shared.get(), stream};
+    // The reference network's allocator stays out of `allocators`: its counters would blur the
+    // measured allocator's in --stats.
+    AllocatorConfig reference_config;
+    reference_config.kind = AllocatorKind::kCaching;
+    std::optional<AllocatorFactory> reference_factory;
+    std::unique_ptr<DeviceAllocator> reference_allocator;
+    if (options.reference) {
+      reference_factory.emplace(reference_config);
+      reference_allocator = reference_factory->Create(stream, "reference");
+    }
+    const Device reference_device{reference_allocator.get(), stream};
 
     {
       std::vector<Network> nets(options.nets);
@@ -313,6 +324,22 @@ TrainResult Train(const Options& options,
                                 MixSeed(options.seed, 1000 + k)));
         events.push_back(std::make_unique<StepEvents>(options.inner_steps));
         result.names.push_back(net.name);
+      }
+      // p0's twin: same seeds, so it does byte-identical GPU work and only the allocator differs.
+      std::optional<Network> reference;
+      std::optional<DataSource> reference_data;
+      std::unique_ptr<StepEvents> reference_events;
+      if (options.reference) {
+        reference.emplace();
+        reference->name = "ref";
+        reference->device = reference_device;
+        reference->ranges = RegisterNames(domain, "ref");
+        reference->mlp = std::make_unique<Mlp>(reference_device, options.dims, activation,
+                                               MixSeed(options.seed, 1));
+        reference->optimizer = std::make_unique<AdamOptimizer>(reference_device, adam);
+        reference_data = MakeData(reference_device, options.dims.front(), options.dims.back(),
+                                  MixSeed(options.seed, 1000));
+        reference_events = std::make_unique<StepEvents>(options.inner_steps);
       }
       const std::vector<int>& edims = options.EffectiveEphemeralDims();
       std::optional<DataSource> ephemeral_data;
@@ -350,6 +377,15 @@ TrainResult Train(const Options& options,
             last_loss[k] = TrainStep(options, domain, nets[k], data[k], &step_timing);
             timings[k].host_ms += step_timing.host_ms;
           }
+          if (reference) {
+            StepTiming step_timing{0.0, reference_events->start(s), reference_events->stop(s)};
+            Tensor loss = TrainStep(options, domain, *reference, *reference_data, &step_timing);
+            record.ref_st_ms += step_timing.host_ms;
+            if (s == options.inner_steps - 1) {
+              CUCLIMB_CUDA_CHECK(cudaMemcpyAsync(host_losses + options.nets + 1, loss.f32(),
+                                                 sizeof(float), cudaMemcpyDeviceToHost, stream));
+            }
+          }
           if (ephemeral && s < ephemeral_steps) {
             Tensor loss = TrainStep(options, domain, *ephemeral, *ephemeral_data, nullptr);
             if (s == ephemeral_steps - 1) {
@@ -382,6 +418,10 @@ TrainResult Train(const Options& options,
           record.loss.push_back(host_losses[k]);
         }
         record.ephemeral_loss = climb ? host_losses[options.nets] : 0.0f;
+        if (reference_events) {
+          record.ref_gpu_st_ms = reference_events->TotalMs();
+          record.ref_loss = host_losses[options.nets + 1];
+        }
         record.stats = SumStats(allocators);
         if (on_iteration)
           on_iteration(record);

@@ -21,6 +21,10 @@ struct IterationRecord {
   std::vector<double> gpu_st_ms;
   std::vector<float> loss;
   float ephemeral_loss = 0.0f;  // climb mode: the ephemeral network's last loss
+  // --reference: the same two timings for "ref", p0's twin on its own caching allocator.
+  double ref_st_ms = 0.0;
+  double ref_gpu_st_ms = 0.0;
+  float ref_loss = 0.0f;  // equals loss[0] up to float reassociation: the twin trains alike
   double wall_ms = 0.0;         // the whole outer iteration, host side, synchronised at the end
   AllocatorStats stats;         // cumulative, summed over allocator instances
 };
