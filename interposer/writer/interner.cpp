@@ -4,12 +4,18 @@
 
 #include <cstring>
 
+#include <sched.h>
 #include <sys/mman.h>
+#include <time.h>
 
 namespace cuclimb::interposer {
 namespace {
 
-constexpr int kBusySpins = 1 << 16;  // ~100 µs: longer than any copy, bounded if never filled
+constexpr int kBusySpins = 1 << 12;  // ~10-50 µs: longer than any copy by a running owner
+// Then yield: the owner may have been preempted mid-copy (eight threads naming the same call at
+// once on two cores lost names to a spin-only wait). Bounded, because the owner may also be this
+// very thread, interrupted by a signal handler that now interns the same bytes.
+constexpr int64_t kYieldBudgetNs = 20'000'000;
 // Marks a slot whose bytes could not be stored (arena or ids exhausted), so later lookups of the
 // same bytes fail at once instead of waiting.
 constexpr uint32_t kFailedId = UINT32_MAX;
@@ -24,6 +30,27 @@ inline void CpuRelax() {
 #if defined(__x86_64__)
   __builtin_ia32_pause();
 #endif
+}
+
+int64_t MonotonicNs() noexcept {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+// Waits for a claimed slot's id: spins, then yields the CPU until the budget is spent. Returns 0
+// if the id never appeared.
+uint32_t AwaitId(const std::atomic<uint32_t>& slot_id) noexcept {
+  for (int spin = 0; spin < kBusySpins; ++spin) {
+    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0) return id;
+    CpuRelax();
+  }
+  const int64_t deadline = MonotonicNs() + kYieldBudgetNs;
+  do {
+    sched_yield();
+    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0) return id;
+  } while (MonotonicNs() < deadline);
+  return 0;
 }
 
 }  // namespace
@@ -83,15 +110,8 @@ uint32_t Interner::Intern(const void* bytes, size_t size) noexcept {
       // Lost the race: `seen` now holds the winner's hash; fall through and compare.
     }
     if (seen != h) continue;
-    uint32_t id = 0;
-    for (int spin = 0; (id = s.id.load(std::memory_order_acquire)) == 0; ++spin) {
-      if (spin == kBusySpins) {
-        failures_.fetch_add(1, std::memory_order_relaxed);
-        return 0;
-      }
-      CpuRelax();
-    }
-    if (id == kFailedId) {
+    const uint32_t id = AwaitId(s.id);
+    if (id == 0 || id == kFailedId) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       return 0;
     }
