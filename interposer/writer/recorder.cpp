@@ -3,12 +3,9 @@
 #include "interposer/writer/recorder.h"
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <ctime>
-#include <mutex>
 #include <new>
 #include <thread>
 
@@ -21,6 +18,7 @@
 #include "interposer/writer/interner.h"
 #include "interposer/writer/thread_ring.h"
 #include "interposer/writer/trace_writer.h"
+#include "interposer/writer/writer_wake.h"
 
 namespace cuclimb::interposer {
 namespace {
@@ -56,14 +54,11 @@ std::atomic<TickHook> g_tick_hook{nullptr};
 std::atomic<void*> g_tick_context{nullptr};
 int g_flush_interval_ms = 100;
 
-// Writer thread control (cold path only). Neither is ever destroyed: a forked child that calls
-// exit() would otherwise run ~condition_variable on a variable the parent's writer thread was
-// waiting on, and glibc's pthread_cond_destroy then waits forever for that waiter.
-alignas(std::mutex) unsigned char g_control_mutex_storage[sizeof(std::mutex)];
-alignas(std::condition_variable) unsigned char g_wake_storage[sizeof(std::condition_variable)];
-std::mutex& g_control_mutex = *new (g_control_mutex_storage) std::mutex;
-std::condition_variable& g_wake = *new (g_wake_storage) std::condition_variable;
-bool g_stop_requested = false;
+// Writer thread control: lock-free, so a forked child finds nothing locked or waited on (a
+// condition variable here once hung a child's exit() in pthread_cond_destroy), and a producer
+// whose ring passes half full can wake the writer from anywhere, a signal handler included.
+WriterWake g_wake;
+std::atomic<bool> g_stop_requested{false};
 std::thread* g_thread = nullptr;
 alignas(std::thread) unsigned char g_thread_storage[sizeof(std::thread)];
 std::thread::id g_writer_thread_id;
@@ -97,16 +92,22 @@ void RunTick() noexcept {
   }
 }
 
+// Drains every flush period (after the tick: CUPTI's buffers) and whenever a ring passes half
+// full, so bursts faster than a period's worth of ring are written instead of dropped.
 void WriterLoop() noexcept {
   g_writer_thread_id = std::this_thread::get_id();
-  std::unique_lock<std::mutex> lock(g_control_mutex);
-  while (!g_stop_requested) {
-    g_wake.wait_for(lock, std::chrono::milliseconds(g_flush_interval_ms));
-    if (g_stop_requested) break;
-    lock.unlock();
-    RunTick();
+  const int64_t period_ns = int64_t{g_flush_interval_ms} * 1'000'000;
+  int64_t next_tick = ClockNs() + period_ns;
+  for (;;) {
+    const uint32_t seen = g_wake.Sequence();
+    if (g_stop_requested.load(std::memory_order_seq_cst)) break;
+    g_wake.SleepUnlessChanged(seen, next_tick - ClockNs());
+    if (g_stop_requested.load(std::memory_order_seq_cst)) break;
+    if (ClockNs() >= next_tick) {
+      RunTick();
+      next_tick = ClockNs() + period_ns;
+    }
     g_writer->Drain(TraceNow(), /*seal=*/false);
-    lock.lock();
   }
 }
 
@@ -202,7 +203,9 @@ bool Record(const format::Event& ev) noexcept {
     g_ringless_drops.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  return r->Push(ev);
+  const ThreadRing::PushResult result = r->Push(ev);
+  if (result == ThreadRing::PushResult::kStoredHalfFull) g_wake.Wake();
+  return result != ThreadRing::PushResult::kDropped;
 }
 
 uint32_t InternString(std::string_view s) noexcept {
@@ -235,11 +238,8 @@ void StopRecorder(const char* status) noexcept {
   int expected = kActive;
   if (!g_state.compare_exchange_strong(expected, kStopping)) return;
   const bool on_writer_thread = std::this_thread::get_id() == g_writer_thread_id;
-  {
-    std::lock_guard<std::mutex> lock(g_control_mutex);
-    g_stop_requested = true;
-  }
-  g_wake.notify_all();
+  g_stop_requested.store(true, std::memory_order_seq_cst);
+  g_wake.Wake();
   if (g_thread != nullptr && g_thread->joinable()) {
     if (on_writer_thread) {
       g_thread->detach();

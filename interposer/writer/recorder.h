@@ -3,8 +3,10 @@
 //
 // Contract for capture code (CUPTI callbacks, NVTX hooks, samplers):
 //   - Record(), InternString() and InternStack() are the hot path: wait-free or lock-free, no
-//     allocation through malloc, no system call, never throw, callable from any thread,
-//     including from inside signal-unsafe CUPTI callbacks. They return false / kNoString when
+//     allocation through malloc, never throw, callable from any thread, including from inside
+//     signal-unsafe CUPTI callbacks. No system call but two rare, bounded ones: a futex wake
+//     when a ring passes half full while the writer sleeps, and sched_yield while waiting for
+//     a preempted thread that is interning the same name. They return false / kNoString when
 //     recording is off or space ran out, and count what they lose.
 //   - Everything else (Start, Flush, Stop, the tick hook) is the cold path.
 // The writer thread drains every thread's ring, writes string/stack definitions before the
@@ -23,7 +25,7 @@ namespace cuclimb::interposer {
 struct RecorderOptions {
   const char* path = nullptr;          // trace file; created O_EXCL|O_NOFOLLOW, mode 0600
   size_t ring_kib = 4096;              // per-thread ring capacity
-  int flush_interval_ms = 100;         // writer wake-up period
+  int flush_interval_ms = 100;         // writer wake-up period (also woken at half-full rings)
   size_t chunk_kib = 512;              // raw bytes per chunk before compression
   int zstd_level = 3;
   format::ClockId clock = format::ClockId::kMonotonic;

@@ -8,6 +8,7 @@
 // thread. A ring whose thread exited is handed to the next new thread once drained.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -25,19 +26,32 @@ class ThreadRing {
   // slots must hold capacity events; capacity is a power of two.
   ThreadRing(format::Event* slots, uint64_t capacity) : slots_(slots), mask_(capacity - 1) {}
 
-  // Producer side (owner thread). Returns false and counts a drop when full.
-  bool Push(const format::Event& ev) noexcept {
+  enum class PushResult : uint8_t { kDropped, kStored, kStoredHalfFull };
+
+  // Producer side (owner thread). kDropped (counted) when full. kStoredHalfFull when the ring
+  // holds at least half its capacity, so the caller can wake the writer before a burst overflows
+  // it: checked against the real tail only at check points (when it could first have reached
+  // half, then every quarter ring while it stays there), so the common push reads no shared line.
+  PushResult Push(const format::Event& ev) noexcept {
     const uint64_t head = head_.load(std::memory_order_relaxed);
     if (head - cached_tail_ > mask_) {
       cached_tail_ = tail_.load(std::memory_order_acquire);
       if (head - cached_tail_ > mask_) {
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        return false;
+        return PushResult::kDropped;
       }
     }
     slots_[head & mask_] = ev;
     head_.store(head + 1, std::memory_order_release);
-    return true;
+    if (head + 1 != check_at_) return PushResult::kStored;
+    cached_tail_ = tail_.load(std::memory_order_acquire);
+    const uint64_t half = (mask_ + 1) / 2;
+    if (head + 1 - cached_tail_ < half) {
+      check_at_ = cached_tail_ + half;  // where it would be half full if nothing more drains
+      return PushResult::kStored;
+    }
+    check_at_ = head + 1 + std::max<uint64_t>(half / 2, 1);
+    return PushResult::kStoredHalfFull;
   }
 
   void AddSelfTime(int64_t ns) noexcept {
@@ -72,6 +86,7 @@ class ThreadRing {
   // Producer-owned line.
   alignas(kCacheLine) std::atomic<uint64_t> head_{0};
   uint64_t cached_tail_ = 0;
+  uint64_t check_at_ = (mask_ + 1) / 2;  // head value at the next half-full check
   std::atomic<uint64_t> dropped_{0};
   std::atomic<int64_t> self_ns_{0};
   // Consumer-owned line.

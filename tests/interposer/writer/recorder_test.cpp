@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -161,6 +162,38 @@ TEST(RecorderTest, FullRingsDropAndCountInsteadOfBlocking) {
   EXPECT_EQ(allocs + drops_events, 1000);
   EXPECT_EQ(rb.reader->trailer()->value, drops_events);
   EXPECT_EQ(rb.reader->Str(rb.reader->trailer()->text), "test status");
+  unlink(path.c_str());
+}
+
+// Bursts of 3/4 of a ring, 20 ms apart, with a 10 s flush period: only the half-full wake
+// lets the writer drain between bursts (without it the second burst already overflows).
+TEST(RecorderTest, HalfFullRingWakesTheWriterBeforeABurstOverflows) {
+  const std::string path = TempPath("burst");
+  constexpr int kBursts = 20;
+  constexpr int kBurst = 384;  // the ring holds 512
+  ASSERT_EQ(InChild([&] {
+              RecorderOptions o;
+              o.path = path.c_str();
+              o.ring_kib = 64;
+              o.flush_interval_ms = 10000;
+              if (!StartRecorder(o)) _exit(10);
+              int failed = 0;
+              for (int b = 0; b < kBursts; ++b) {
+                for (int i = 0; i < kBurst; ++i) {
+                  failed += Record(AllocEvent(uint64_t(b) * kBurst + i, 8, 0, 0)) ? 0 : 1;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+              }
+              StopRecorder(nullptr);
+              _exit(failed == 0 ? 0 : 11);
+            }),
+            0);
+  ReadBack rb = ReadFile(path);
+  int allocs = 0;
+  for (const Event& ev : rb.events) allocs += ev.type == EventType::kAlloc;
+  EXPECT_EQ(allocs, kBursts * kBurst);
+  ASSERT_TRUE(rb.reader->trailer().has_value());
+  EXPECT_EQ(rb.reader->trailer()->value, 0);
   unlink(path.c_str());
 }
 
