@@ -94,14 +94,16 @@ void RunTick() noexcept {
 
 // Drains every flush period (after the tick: CUPTI's buffers) and whenever a ring passes half
 // full, so bursts faster than a period's worth of ring are written instead of dropped.
-void WriterLoop() noexcept {
+// `seen` is read before each check of the stop flag and before each drain, the first time by
+// StartRecorder before this thread exists: a Wake() that comes after (a stop request, a ring
+// filling up while we drain or before this thread first runs) makes the next sleep return.
+void WriterLoop(uint32_t seen) noexcept {
   g_writer_thread_id = std::this_thread::get_id();
   const int64_t period_ns = int64_t{g_flush_interval_ms} * 1'000'000;
   int64_t next_tick = ClockNs() + period_ns;
-  for (;;) {
-    const uint32_t seen = g_wake.Sequence();
-    if (g_stop_requested.load(std::memory_order_seq_cst)) break;
+  while (!g_stop_requested.load(std::memory_order_seq_cst)) {
     g_wake.SleepUnlessChanged(seen, next_tick - ClockNs());
+    seen = g_wake.Sequence();
     if (g_stop_requested.load(std::memory_order_seq_cst)) break;
     if (ClockNs() >= next_tick) {
       RunTick();
@@ -166,7 +168,7 @@ bool StartRecorder(const RecorderOptions& options) noexcept {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   try {
-    g_thread = new (g_thread_storage) std::thread(WriterLoop);
+    g_thread = new (g_thread_storage) std::thread(WriterLoop, g_wake.Sequence());
   } catch (...) {
     g_thread = nullptr;
   }

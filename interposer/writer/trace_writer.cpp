@@ -95,7 +95,8 @@ bool TraceWriter::Encode(const Event& ev) noexcept {
     ++encode_failures_;
     return false;
   }
-  ++events_written_;
+  events_written_.store(events_written_.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   return true;
 }
 
@@ -230,7 +231,7 @@ void TraceWriter::Finish(int64_t now_ns, const char* status) noexcept {
   if (failed_) return;
   Event trailer = format::MakeEvent(EventType::kTrailer);
   trailer.ts = now_ns;
-  trailer.size = events_written_;
+  trailer.size = events_written_.load(std::memory_order_relaxed);
   trailer.value = static_cast<int64_t>(dropped_total());
   if (status != nullptr && status[0] != '\0') trailer.text = FixedString(status);
   if (!encoder_.Add(trailer)) return;

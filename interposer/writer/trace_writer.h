@@ -38,7 +38,7 @@ class TraceWriter {
   // Final drain, then the trailer chunk.
   void Finish(int64_t now_ns, const char* status) noexcept;
 
-  uint64_t events_written() const { return events_written_; }
+  uint64_t events_written() const { return events_written_.load(std::memory_order_relaxed); }
   uint64_t chunks_written() const { return chunks_written_; }
   uint64_t bytes_written() const { return bytes_written_; }
   uint64_t dropped_total() const;
@@ -74,7 +74,7 @@ class TraceWriter {
   std::vector<RingCursor> cursors_;
   uint32_t next_file_string_ = 1;
   uint32_t next_file_stack_ = 1;
-  uint64_t events_written_ = 0;
+  std::atomic<uint64_t> events_written_{0};  // written under mutex_, read by any thread's stats
   uint64_t chunks_written_ = 0;
   uint64_t bytes_written_ = 0;
   uint64_t encode_failures_ = 0;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -165,27 +166,38 @@ TEST(RecorderTest, FullRingsDropAndCountInsteadOfBlocking) {
   unlink(path.c_str());
 }
 
-// Bursts of 3/4 of a ring, 20 ms apart, with a 10 s flush period: only the half-full wake
-// lets the writer drain between bursts (without it the second burst already overflows).
+// With a 10 s flush period, only the half-full wake drains a ring between bursts: each burst of
+// 200 events into a 512-event ring waits (at most 5 s) until the ring is below half again, which
+// without the wake never happens before the period; then the next burst always fits.
 TEST(RecorderTest, HalfFullRingWakesTheWriterBeforeABurstOverflows) {
   const std::string path = TempPath("burst");
   constexpr int kBursts = 20;
-  constexpr int kBurst = 384;  // the ring holds 512
+  constexpr int kBurst = 200;
+  constexpr uint64_t kHalf = 256;
   ASSERT_EQ(InChild([&] {
               RecorderOptions o;
               o.path = path.c_str();
               o.ring_kib = 64;
               o.flush_interval_ms = 10000;
               if (!StartRecorder(o)) _exit(10);
-              int failed = 0;
+              uint64_t pushed = 0;
               for (int b = 0; b < kBursts; ++b) {
                 for (int i = 0; i < kBurst; ++i) {
-                  failed += Record(AllocEvent(uint64_t(b) * kBurst + i, 8, 0, 0)) ? 0 : 1;
+                  if (!Record(AllocEvent(pushed++, 8, 0, 0))) _exit(11);
                 }
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while (GetRecorderStats().events_written + kHalf < pushed) {
+                  if (std::chrono::steady_clock::now() > deadline) {
+                    std::fprintf(stderr, "burst %d: %llu of %llu events written after 5 s\n", b,
+                                 static_cast<unsigned long long>(GetRecorderStats().events_written),
+                                 static_cast<unsigned long long>(pushed));
+                    _exit(12);
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                }
               }
               StopRecorder(nullptr);
-              _exit(failed == 0 ? 0 : 11);
+              _exit(0);
             }),
             0);
   ReadBack rb = ReadFile(path);
