@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -55,6 +56,9 @@ inline RunResult RunProgram(const std::vector<std::string>& argv,
   const std::string out_path = scratch + "/stdout.txt";
   const pid_t pid = fork();
   if (pid == 0) {
+    // The programs start with default signal actions, whatever the test runner inherited (under
+    // nohup SIGHUP is ignored, and the interposer rightly leaves an ignored signal alone).
+    for (const int sig : {SIGHUP, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
     for (const auto& [name, value] : env) {
       if (value.empty()) {
         unsetenv(name.c_str());
