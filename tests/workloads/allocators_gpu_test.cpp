@@ -12,6 +12,7 @@
 #include "kernels/kernels.h"
 #include "workloads/adam/options.h"
 #include "workloads/adam/tensor.h"
+#include "workloads/allocators/async_allocator.h"
 #include "workloads/allocators/cubecl/cubecl_allocator.h"
 #include "workloads/allocators/cuda_backends.h"
 #include "workloads/allocators/registry.h"
@@ -113,6 +114,40 @@ INSTANTIATE_TEST_SUITE_P(All, AllocatorsGpuTest,
                                            Case{"cubecl", AllocatorKind::kCubecl, false},
                                            Case{"cubecl_nvtx", AllocatorKind::kCubecl, true}),
                          [](const auto& test_info) { return std::string(test_info.param.name); });
+
+// The reference twin's async allocator: its memory comes from a pool of its own.
+TEST(AsyncAllocatorGpuTest, PrivatePoolLeavesTheDefaultPoolAlone) {
+  CUCLIMB_CUDA_CHECK(cudaSetDevice(0));
+  cudaStream_t stream = nullptr;
+  CUCLIMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaMemPool_t default_pool = nullptr;
+  CUCLIMB_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&default_pool, 0));
+  const auto default_used = [&] {
+    CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    uint64_t used = 0;
+    CUCLIMB_CUDA_CHECK(
+        cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    return used;
+  };
+  const uint64_t before = default_used();
+  {
+    AsyncAllocator allocator(stream, 0, /*private_pool=*/true);
+    const Allocation a = allocator.Allocate(std::size_t{4} << 20);
+    ASSERT_NE(a.address, 0u);
+    CUCLIMB_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<void*>(a.address), 0, a.size_bytes, stream));
+    EXPECT_EQ(default_used(), before);
+    EXPECT_GE(allocator.Stats().reserved_bytes, uint64_t{4} << 20);
+    allocator.Free(a);
+  }
+  {
+    AsyncAllocator shared(stream, 0);
+    const Allocation a = shared.Allocate(std::size_t{4} << 20);
+    EXPECT_GE(default_used(), before + (uint64_t{4} << 20));  // the test can tell the two apart
+    shared.Free(a);
+  }
+  CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUCLIMB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
 
 TEST(DriverBackendGpuTest, EntryPointsAllocateCopyAndFence) {
   CUCLIMB_CUDA_CHECK(cudaSetDevice(0));

@@ -487,8 +487,8 @@ measurement
   --timing isolated|overlapped   st per step with the stream synchronised around it (isolated)
                            or the calls alone, queue back-pressure included (overlapped)
   --gpu-warmup-ms N        untimed GPU work before iteration 0 (300)
-  --reference              also step "ref", p0's twin on a caching allocator of its own, and
-                           report st/ref: the climb with the machine's own drift divided out
+  --reference              also step "ref", p0's twin on a private instance of the allocator,
+                           and report st/ref: the climb with the machine's own drift divided out
 
 output
   --stats                  allocator counters per iteration

@@ -63,10 +63,10 @@ struct Options {
   Timing timing = Timing::kIsolated;
   int gpu_warmup_ms = 300;  // untimed GEMMs before iteration 0, so clocks are up when it starts
   // A reference network "ref", p0's twin (same widths, weights and data), stepped right after
-  // the persistent networks on its own caching allocator, whose per-step host work is constant
-  // once warm. st/ref per iteration cancels what slows both alike (a shared VM's host speed
-  // shifting by a quarter for hundreds of iterations, docs/workload.md) and keeps what only
-  // the measured allocator adds.
+  // the persistent networks on an instance of the same allocator that nothing else uses. Both
+  // make the same calls, so st/ref per iteration cancels what slows both alike (a shared VM's
+  // driver calls slowing by a quarter for hundreds of iterations, docs/workload.md) and keeps
+  // what sharing the allocator with the reallocated network adds.
   bool reference = false;
   // Output.
   bool stats = false;

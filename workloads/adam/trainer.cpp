@@ -296,10 +296,11 @@ TrainResult Train(const Options& options,
       allocators.push_back(separate.get());
     const Device shared_device{shared.get(), stream};
     const Device ephemeral_device{separate ? separate.get() : shared.get(), stream};
-    // The reference network's allocator stays out of `allocators`: its counters would blur the
-    // measured allocator's in --stats.
-    AllocatorConfig reference_config;
-    reference_config.kind = AllocatorKind::kCaching;
+    // The reference network gets an instance of the same allocator with the same knobs, and
+    // (async) a memory pool of its own: the same calls per step as p0, with nothing shared. It
+    // stays out of `allocators`: its counters would blur the measured allocator's in --stats.
+    AllocatorConfig reference_config = MakeAllocatorConfig(options);
+    reference_config.async_private_pool = true;
     std::optional<AllocatorFactory> reference_factory;
     std::unique_ptr<DeviceAllocator> reference_allocator;
     if (options.reference) {

@@ -15,22 +15,43 @@ cudaStream_t AsStream(StreamHandle stream) {
 
 }  // namespace
 
-AsyncAllocator::AsyncAllocator(StreamHandle stream, uint64_t release_threshold_bytes)
-    : stream_(stream) {
+AsyncAllocator::AsyncAllocator(StreamHandle stream, uint64_t release_threshold_bytes,
+                               bool private_pool)
+    : stream_(stream), owns_pool_(private_pool) {
   int device = 0;
   CUCLIMB_CUDA_CHECK(cudaGetDevice(&device));
   cudaMemPool_t pool = nullptr;
-  CUCLIMB_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  if (private_pool) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    CUCLIMB_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  } else {
+    CUCLIMB_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  }
   uint64_t threshold = release_threshold_bytes;
   CUCLIMB_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
   pool_ = pool;
 }
 
-AsyncAllocator::~AsyncAllocator() = default;
+AsyncAllocator::~AsyncAllocator() {
+  if (owns_pool_) {
+    // Frees are stream-ordered: the pool may go only once they have run.
+    cudaStreamSynchronize(AsStream(stream_));
+    cudaMemPoolDestroy(static_cast<cudaMemPool_t>(pool_));
+  }
+}
 
 Allocation AsyncAllocator::Allocate(std::size_t size_bytes) {
   void* pointer = nullptr;
-  CUCLIMB_CUDA_CHECK(cudaMallocAsync(&pointer, size_bytes, AsStream(stream_)));
+  if (owns_pool_) {
+    CUCLIMB_CUDA_CHECK(cudaMallocFromPoolAsync(&pointer, size_bytes,
+                                               static_cast<cudaMemPool_t>(pool_),
+                                               AsStream(stream_)));
+  } else {
+    CUCLIMB_CUDA_CHECK(cudaMallocAsync(&pointer, size_bytes, AsStream(stream_)));
+  }
   ++stats_.reserves;
   ++stats_.device_allocs;
   ++stats_.live_handles;

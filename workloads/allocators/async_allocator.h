@@ -14,8 +14,9 @@ namespace cuclimb::workloads {
 // synchronisation; UINT64_MAX keeps everything).
 class AsyncAllocator final : public DeviceAllocator {
  public:
-  // Sets the default pool's release threshold of the current device. Needs a GPU.
-  AsyncAllocator(StreamHandle stream, uint64_t release_threshold_bytes);
+  // Sets the release threshold of the current device's default pool, or with private_pool of a
+  // pool created for this instance alone (cudaMallocFromPoolAsync). Needs a GPU.
+  AsyncAllocator(StreamHandle stream, uint64_t release_threshold_bytes, bool private_pool = false);
   ~AsyncAllocator() override;
 
   Allocation Allocate(std::size_t size_bytes) override;
@@ -28,6 +29,7 @@ class AsyncAllocator final : public DeviceAllocator {
  private:
   StreamHandle stream_;
   void* pool_ = nullptr;  // cudaMemPool_t
+  bool owns_pool_ = false;
   AllocatorStats stats_;
 };
 

@@ -32,7 +32,8 @@ std::unique_ptr<DeviceAllocator> AllocatorFactory::Create(StreamHandle stream,
     case AllocatorKind::kDirect:
       return std::make_unique<DirectAllocator>(backend_.get(), stream);
     case AllocatorKind::kAsync:
-      return std::make_unique<AsyncAllocator>(stream, config_.release_threshold_bytes);
+      return std::make_unique<AsyncAllocator>(stream, config_.release_threshold_bytes,
+                                              config_.async_private_pool);
     case AllocatorKind::kCaching:
       return std::make_unique<CachingAllocator>(backend_.get(), stream, config_.nvtx_mem);
     case AllocatorKind::kCubecl: {
