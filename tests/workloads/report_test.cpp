@@ -121,6 +121,45 @@ TEST(ReporterTest, ReferenceAppearsInLinesAndSummary) {
   std::fclose(out);
 }
 
+// --stats: per-iteration deltas of the counters, levels of the gauges, in text and JSON.
+TEST(ReporterTest, StatsAppearAsDeltasAndLevels) {
+  std::vector<IterationRecord> records = Linear(2, 1.0, 1.0);
+  AllocatorStats& s = records[1].stats;
+  s.reserves = 10, s.slots_scanned = 20, s.slices_scanned = 30, s.coalesce_touched = 40;
+  s.pages_visited = 50, s.device_allocs = 60, s.device_frees = 70, s.host_allocs = 80;
+  s.event_waits = 90, s.persistent_slots = 7, s.largest_bucket_slots = 8, s.pages = 9;
+  s.slices = 11, s.dead_bytes = 12, s.reserved_bytes = 13, s.live_handles = 14;
+  records[0].stats = s;
+  records[0].stats.reserves = 4, records[0].stats.event_waits = 89, records[0].stats.pages = 1;
+  for (const bool json : {false, true}) {
+    Options options;
+    options.stats = true;
+    options.json = json;
+    std::FILE* out = std::tmpfile();
+    ASSERT_NE(out, nullptr);
+    Reporter reporter(options, out);
+    reporter.Iteration({"p0"}, records[0]);
+    reporter.Iteration({"p0"}, records[1]);
+    std::rewind(out);
+    char buffer[2048] = {};
+    ASSERT_NE(std::fgets(buffer, sizeof(buffer), out), nullptr);
+    ASSERT_NE(std::fgets(buffer, sizeof(buffer), out), nullptr);
+    const std::string line = buffer;
+    const std::string expected =
+        json ? ",\"stats\":{\"reserves\":6,\"slots_scanned\":0,\"slices_scanned\":0,"
+               "\"coalesce_touched\":0,\"pages_visited\":0,\"device_allocs\":0,"
+               "\"device_frees\":0,\"host_allocs\":0,\"event_waits\":1,"
+               "\"persistent_slots\":7,\"largest_bucket_slots\":8,\"pages\":9,\"slices\":11,"
+               "\"dead_bytes\":12,\"reserved_bytes\":13,\"live_handles\":14}}\n"
+             : " | reserves=6 slots_scanned=0 slices_scanned=0 coalesce_touched=0 "
+               "pages_visited=0 dev_allocs=0 dev_frees=0 host_allocs=0 event_waits=1 slots=7 "
+               "bucket_max=8 pages=9 slices=11 dead_bytes=12 reserved_bytes=13 live=14\n";
+    ASSERT_GE(line.size(), expected.size());
+    EXPECT_EQ(line.substr(line.size() - expected.size()), expected) << line;
+    std::fclose(out);
+  }
+}
+
 TEST(ReporterTest, TextLinesUseTheReportsForm) {
   Options options;
   options.nets = 2;

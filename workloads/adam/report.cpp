@@ -151,43 +151,57 @@ void Reporter::Header(const std::vector<std::string>& names) {
   std::fflush(out_);
 }
 
+namespace {
+
+// One --stats column: its name in the text line and in JSON, and its value, a per-iteration delta
+// for counters and the current level for gauges.
+struct StatsColumn {
+  const char* text_name;
+  const char* json_name;
+  uint64_t value;
+};
+
+std::vector<StatsColumn> StatsColumns(const AllocatorStats& s, const AllocatorStats& p) {
+  return {
+      {"reserves", "reserves", s.reserves - p.reserves},
+      {"slots_scanned", "slots_scanned", s.slots_scanned - p.slots_scanned},
+      {"slices_scanned", "slices_scanned", s.slices_scanned - p.slices_scanned},
+      {"coalesce_touched", "coalesce_touched", s.coalesce_touched - p.coalesce_touched},
+      {"pages_visited", "pages_visited", s.pages_visited - p.pages_visited},
+      {"dev_allocs", "device_allocs", s.device_allocs - p.device_allocs},
+      {"dev_frees", "device_frees", s.device_frees - p.device_frees},
+      {"host_allocs", "host_allocs", s.host_allocs - p.host_allocs},
+      {"event_waits", "event_waits", s.event_waits - p.event_waits},
+      {"slots", "persistent_slots", s.persistent_slots},
+      {"bucket_max", "largest_bucket_slots", s.largest_bucket_slots},
+      {"pages", "pages", s.pages},
+      {"slices", "slices", s.slices},
+      {"dead_bytes", "dead_bytes", s.dead_bytes},
+      {"reserved_bytes", "reserved_bytes", s.reserved_bytes},
+      {"live", "live_handles", s.live_handles},
+  };
+}
+
+}  // namespace
+
 std::string Reporter::StatsText(const IterationRecord& r) const {
-  const AllocatorStats& s = r.stats;
-  const AllocatorStats& p = previous_;
   std::ostringstream text;
-  text << " | reserves=" << s.reserves - p.reserves
-       << " slots_scanned=" << s.slots_scanned - p.slots_scanned
-       << " slices_scanned=" << s.slices_scanned - p.slices_scanned
-       << " coalesce_touched=" << s.coalesce_touched - p.coalesce_touched
-       << " pages_visited=" << s.pages_visited - p.pages_visited
-       << " dev_allocs=" << s.device_allocs - p.device_allocs
-       << " dev_frees=" << s.device_frees - p.device_frees
-       << " host_allocs=" << s.host_allocs - p.host_allocs
-       << " event_waits=" << s.event_waits - p.event_waits << " slots=" << s.persistent_slots
-       << " bucket_max=" << s.largest_bucket_slots << " pages=" << s.pages << " slices=" << s.slices
-       << " dead_bytes=" << s.dead_bytes << " reserved_bytes=" << s.reserved_bytes
-       << " live=" << s.live_handles;
+  text << " |";
+  for (const StatsColumn& c : StatsColumns(r.stats, previous_)) {
+    text << " " << c.text_name << "=" << c.value;
+  }
   return text.str();
 }
 
 std::string Reporter::StatsJson(const IterationRecord& r) const {
-  const AllocatorStats& s = r.stats;
-  const AllocatorStats& p = previous_;
   std::ostringstream json;
-  json << ",\"stats\":{\"reserves\":" << s.reserves - p.reserves
-       << ",\"slots_scanned\":" << s.slots_scanned - p.slots_scanned
-       << ",\"slices_scanned\":" << s.slices_scanned - p.slices_scanned
-       << ",\"coalesce_touched\":" << s.coalesce_touched - p.coalesce_touched
-       << ",\"pages_visited\":" << s.pages_visited - p.pages_visited
-       << ",\"device_allocs\":" << s.device_allocs - p.device_allocs
-       << ",\"device_frees\":" << s.device_frees - p.device_frees
-       << ",\"host_allocs\":" << s.host_allocs - p.host_allocs
-       << ",\"event_waits\":" << s.event_waits - p.event_waits
-       << ",\"persistent_slots\":" << s.persistent_slots
-       << ",\"largest_bucket_slots\":" << s.largest_bucket_slots << ",\"pages\":" << s.pages
-       << ",\"slices\":" << s.slices << ",\"dead_bytes\":" << s.dead_bytes
-       << ",\"reserved_bytes\":" << s.reserved_bytes << ",\"live_handles\":" << s.live_handles
-       << "}";
+  json << ",\"stats\":{";
+  const char* separator = "";
+  for (const StatsColumn& c : StatsColumns(r.stats, previous_)) {
+    json << separator << "\"" << c.json_name << "\":" << c.value;
+    separator = ",";
+  }
+  json << "}";
   return json.str();
 }
 
