@@ -233,6 +233,48 @@ class StepEvents {
   std::vector<cudaEvent_t> stop_;
 };
 
+Network MakeNetwork(std::string name, const Device& device, const RangeNames& ranges,
+                    const std::vector<int>& dims, kernels::Activation activation, uint64_t seed,
+                    const AdamConfig& adam) {
+  Network net;
+  net.name = std::move(name);
+  net.device = device;
+  net.ranges = ranges;
+  net.mlp = std::make_unique<Mlp>(device, dims, activation, seed);
+  net.optimizer = std::make_unique<AdamOptimizer>(device, adam);
+  return net;
+}
+
+// A network whose optimizer steps are timed: a persistent one, or the reference twin.
+struct TimedNetwork {
+  Network net;
+  DataSource data;
+  std::unique_ptr<StepEvents> events;
+};
+
+// Seeds come from `index` alone, so the twin built with p0's index does p0's exact work.
+TimedNetwork MakeTimedNetwork(const Options& options, const NvtxDomain& domain,
+                              const Device& device, std::string name, int index,
+                              kernels::Activation activation, const AdamConfig& adam) {
+  TimedNetwork timed;
+  const RangeNames ranges = RegisterNames(domain, name);
+  timed.net = MakeNetwork(std::move(name), device, ranges, options.dims, activation,
+                          MixSeed(options.seed, 1 + index), adam);
+  timed.data = MakeData(device, options.dims.front(), options.dims.back(),
+                        MixSeed(options.seed, 1000 + index));
+  timed.events = std::make_unique<StepEvents>(options.inner_steps);
+  return timed;
+}
+
+// Inner step `step` of a timed network; adds its optimizer step's host time to *host_ms.
+Tensor TimedStep(const Options& options, const NvtxDomain& domain, TimedNetwork& timed, int step,
+                 double* host_ms) {
+  StepTiming timing{0.0, timed.events->start(step), timed.events->stop(step)};
+  Tensor loss = TrainStep(options, domain, timed.net, timed.data, &timing);
+  *host_ms += timing.host_ms;
+  return loss;
+}
+
 // Untimed GEMMs on plain cudaMalloc memory (before any allocator exists) until `ms` have
 // passed: an idle H200 sits at a low SM clock, and the first run of a batch measured its first
 // ~300 iterations 30 % slower than the rest without this.
@@ -296,51 +338,25 @@ TrainResult Train(const Options& options,
       allocators.push_back(separate.get());
     const Device shared_device{shared.get(), stream};
     const Device ephemeral_device{separate ? separate.get() : shared.get(), stream};
-    // The reference network gets an instance of the same allocator with the same knobs, and
-    // (async) a memory pool of its own: the same calls per step as p0, with nothing shared. It
-    // stays out of `allocators`: its counters would blur the measured allocator's in --stats.
-    AllocatorConfig reference_config = MakeAllocatorConfig(options);
-    reference_config.async_private_pool = true;
-    std::optional<AllocatorFactory> reference_factory;
+    // The reference twin gets an instance of the allocator that shares nothing (async: a pool of
+    // its own): the same calls per step as p0. It stays out of `allocators`: its counters would
+    // blur the measured allocator's in --stats.
     std::unique_ptr<DeviceAllocator> reference_allocator;
-    if (options.reference) {
-      reference_factory.emplace(reference_config);
-      reference_allocator = reference_factory->Create(stream, "reference");
-    }
+    if (options.reference)
+      reference_allocator = factory.CreatePrivate(stream, "reference");
     const Device reference_device{reference_allocator.get(), stream};
 
     {
-      std::vector<Network> nets(options.nets);
-      std::vector<DataSource> data;
-      std::vector<std::unique_ptr<StepEvents>> events;
+      std::vector<TimedNetwork> nets;
       for (int k = 0; k < options.nets; ++k) {
-        Network& net = nets[k];
-        net.name = PersistentNames(options)[k];
-        net.device = shared_device;
-        net.ranges = RegisterNames(domain, net.name);
-        net.mlp = std::make_unique<Mlp>(shared_device, options.dims, activation,
-                                        MixSeed(options.seed, 1 + k));
-        net.optimizer = std::make_unique<AdamOptimizer>(shared_device, adam);
-        data.push_back(MakeData(shared_device, options.dims.front(), options.dims.back(),
-                                MixSeed(options.seed, 1000 + k)));
-        events.push_back(std::make_unique<StepEvents>(options.inner_steps));
-        result.names.push_back(net.name);
+        nets.push_back(MakeTimedNetwork(options, domain, shared_device, PersistentNames(options)[k],
+                                        k, activation, adam));
+        result.names.push_back(nets.back().net.name);
       }
-      // p0's twin: same seeds, so it does byte-identical GPU work and only the allocator differs.
-      std::optional<Network> reference;
-      std::optional<DataSource> reference_data;
-      std::unique_ptr<StepEvents> reference_events;
+      std::optional<TimedNetwork> reference;
       if (options.reference) {
-        reference.emplace();
-        reference->name = "ref";
-        reference->device = reference_device;
-        reference->ranges = RegisterNames(domain, "ref");
-        reference->mlp = std::make_unique<Mlp>(reference_device, options.dims, activation,
-                                               MixSeed(options.seed, 1));
-        reference->optimizer = std::make_unique<AdamOptimizer>(reference_device, adam);
-        reference_data = MakeData(reference_device, options.dims.front(), options.dims.back(),
-                                  MixSeed(options.seed, 1000));
-        reference_events = std::make_unique<StepEvents>(options.inner_steps);
+        reference = MakeTimedNetwork(options, domain, reference_device, "ref", /*index=*/0,
+                                     activation, adam);
       }
       const std::vector<int>& edims = options.EffectiveEphemeralDims();
       std::optional<DataSource> ephemeral_data;
@@ -358,30 +374,21 @@ TrainResult Train(const Options& options,
         const Clock::time_point iter_start = Clock::now();
         IterationRecord record;
         record.iter = it;
-        std::vector<StepTiming> timings(options.nets);
+        std::vector<double> st_ms(options.nets, 0.0);
         std::vector<Tensor> last_loss(options.nets);
 
         std::optional<Network> ephemeral;
         if (climb) {
-          ephemeral.emplace();
-          ephemeral->name = "eph";
-          ephemeral->device = ephemeral_device;
-          ephemeral->ranges = ephemeral_ranges;
-          ephemeral->mlp = std::make_unique<Mlp>(ephemeral_device, edims, activation,
-                                                 MixSeed(options.seed, 100000 + it));
-          ephemeral->optimizer = std::make_unique<AdamOptimizer>(ephemeral_device, adam);
+          ephemeral = MakeNetwork("eph", ephemeral_device, ephemeral_ranges, edims, activation,
+                                  MixSeed(options.seed, 100000 + it), adam);
         }
 
         for (int s = 0; s < options.inner_steps; ++s) {
           for (int k = 0; k < options.nets; ++k) {
-            StepTiming step_timing{0.0, events[k]->start(s), events[k]->stop(s)};
-            last_loss[k] = TrainStep(options, domain, nets[k], data[k], &step_timing);
-            timings[k].host_ms += step_timing.host_ms;
+            last_loss[k] = TimedStep(options, domain, nets[k], s, &st_ms[k]);
           }
           if (reference) {
-            StepTiming step_timing{0.0, reference_events->start(s), reference_events->stop(s)};
-            Tensor loss = TrainStep(options, domain, *reference, *reference_data, &step_timing);
-            record.ref_st_ms += step_timing.host_ms;
+            Tensor loss = TimedStep(options, domain, *reference, s, &record.ref_st_ms);
             if (s == options.inner_steps - 1) {
               CUCLIMB_CUDA_CHECK(cudaMemcpyAsync(host_losses + options.nets + 1, loss.f32(),
                                                  sizeof(float), cudaMemcpyDeviceToHost, stream));
@@ -413,14 +420,14 @@ TrainResult Train(const Options& options,
         }
         CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
         record.wall_ms = MillisecondsSince(iter_start);
+        record.st_ms = st_ms;
         for (int k = 0; k < options.nets; ++k) {
-          record.st_ms.push_back(timings[k].host_ms);
-          record.gpu_st_ms.push_back(events[k]->TotalMs());
+          record.gpu_st_ms.push_back(nets[k].events->TotalMs());
           record.loss.push_back(host_losses[k]);
         }
         record.ephemeral_loss = climb ? host_losses[options.nets] : 0.0f;
-        if (reference_events) {
-          record.ref_gpu_st_ms = reference_events->TotalMs();
+        if (reference) {
+          record.ref_gpu_st_ms = reference->events->TotalMs();
           record.ref_loss = host_losses[options.nets + 1];
         }
         record.stats = SumStats(allocators);

@@ -35,7 +35,6 @@ struct CubeclOptions {
 struct AllocatorConfig {
   AllocatorKind kind = AllocatorKind::kCubecl;
   uint64_t release_threshold_bytes = 0;  // async
-  bool async_private_pool = false;       // async: a pool of its own instead of the device's default
   bool nvtx_mem = false;                 // caching (cubecl reads cubecl.nvtx_mem)
   cubecl::CubeclOptions cubecl;
 };

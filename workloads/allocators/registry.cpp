@@ -32,8 +32,7 @@ std::unique_ptr<DeviceAllocator> AllocatorFactory::Create(StreamHandle stream,
     case AllocatorKind::kDirect:
       return std::make_unique<DirectAllocator>(backend_.get(), stream);
     case AllocatorKind::kAsync:
-      return std::make_unique<AsyncAllocator>(stream, config_.release_threshold_bytes,
-                                              config_.async_private_pool);
+      return std::make_unique<AsyncAllocator>(stream, config_.release_threshold_bytes);
     case AllocatorKind::kCaching:
       return std::make_unique<CachingAllocator>(backend_.get(), stream, config_.nvtx_mem);
     case AllocatorKind::kCubecl: {
@@ -43,6 +42,15 @@ std::unique_ptr<DeviceAllocator> AllocatorFactory::Create(StreamHandle stream,
     }
   }
   return nullptr;
+}
+
+std::unique_ptr<DeviceAllocator> AllocatorFactory::CreatePrivate(StreamHandle stream,
+                                                                 const std::string& label) {
+  if (config_.kind == AllocatorKind::kAsync) {
+    return std::make_unique<AsyncAllocator>(stream, config_.release_threshold_bytes,
+                                            /*private_pool=*/true);
+  }
+  return Create(stream, label);
 }
 
 }  // namespace cuclimb::workloads

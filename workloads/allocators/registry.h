@@ -20,6 +20,9 @@ class AllocatorFactory {
 
   // A new, independent instance (its own pools). `label` names its NVTX memory domain.
   std::unique_ptr<DeviceAllocator> Create(StreamHandle stream, const std::string& label);
+  // The same, but sharing no memory pool with any other instance: async gets a pool of its own
+  // instead of the device's default one (the other kinds never share).
+  std::unique_ptr<DeviceAllocator> CreatePrivate(StreamHandle stream, const std::string& label);
 
  private:
   AllocatorConfig config_;
