@@ -39,6 +39,7 @@
 #include "interposer/clock.h"
 #include "interposer/config.h"
 #include "interposer/driver_api.h"
+#include "interposer/format/event_accessors.h"
 #include "interposer/host_sampler.h"
 #include "interposer/log.h"
 #include "interposer/modules.h"
@@ -140,12 +141,12 @@ void EmitProcess(int64_t now) {
     const DriverApi& d = Driver();
     int version = 0;
     if (d.DriverGetVersion != nullptr && d.DriverGetVersion(&version) == CUDA_SUCCESS) {
-      ev.size = static_cast<uint64_t>(version);
+      format::SetProcessDriverVersion(&ev, static_cast<uint64_t>(version));
     }
   }
-  ev.aux = g_cupti_version;
+  format::SetProcessCuptiVersion(&ev, g_cupti_version);
   if (const char* rank = RankFromEnv(Getenv))
-    ev.corr = std::strtoull(rank, nullptr, 10) + 1;
+    format::SetProcessRank(&ev, static_cast<int64_t>(std::strtoull(rank, nullptr, 10)));
   Record(ev);
   g_process_emitted = true;
 }

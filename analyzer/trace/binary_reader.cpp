@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "interposer/format/crc32c.h"
+#include "interposer/format/event_accessors.h"
 
 namespace cuclimb::trace {
 
@@ -134,7 +135,7 @@ bool BinaryReader::ReadTrailer() {
   const size_t n = decoder_.Decode(&ev, 1, this);
   if (n == 1) {
     trailer_ = ev;
-    if (ev.size != status_.events) {
+    if (format::TrailerEvents(ev) != status_.events) {
       return Stop(
           StopReason::kCorrupt, chunk_.place.offset,
           absl::StrFormat("chunk %d at byte offset 0x%x: trailer counts %d events but %d "

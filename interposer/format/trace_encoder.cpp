@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "event_accessors.h"
 #include "event_fields.h"
 
 namespace cuclimb::format {
@@ -105,11 +106,11 @@ bool TraceEncoder::Finish(int64_t ts, int64_t dropped, std::string_view status, 
     return false;
   Event trailer = MakeEvent(EventType::kTrailer);
   trailer.ts = ts;
-  trailer.size = events_;
-  trailer.value = dropped;
+  SetTrailerEvents(&trailer, events_);
+  SetTrailerDropped(&trailer, dropped);
   if (!status.empty()) {
     if (next_string_ < kMaxStrings && encoder_.DefineString(next_string_, status)) {
-      trailer.text = next_string_++;
+      SetTrailerStatus(&trailer, next_string_++);
     } else {
       ++definition_failures_;
     }

@@ -3,13 +3,15 @@
 #include "interposer/writer/trace_writer.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <tuple>
 
 #include <fcntl.h>
 #include <unistd.h>
+
+#include "interposer/format/event_accessors.h"
 
 namespace cuclimb::interposer {
 namespace {
@@ -113,8 +115,8 @@ void TraceWriter::Collect(int64_t now_ns) {
       ev.ts = now_ns;
       ev.dur = period;
       ev.tid = tid;
-      ev.value = self_ns - c.self_ns;
-      ev.size = pushed - c.pushed;
+      format::SetOverheadSelfNs(&ev, self_ns - c.self_ns);
+      format::SetOverheadEvents(&ev, pushed - c.pushed);
       batch_.push_back(ev);
       c.pushed = pushed;
       c.self_ns = self_ns;
@@ -124,8 +126,8 @@ void TraceWriter::Collect(int64_t now_ns) {
       Event ev = format::MakeEvent(EventType::kDrops);
       ev.ts = now_ns;
       ev.tid = tid;
-      ev.value = static_cast<int64_t>(dropped - c.dropped);
-      ev.text = in_.strings->Intern("ring_full", 9);
+      format::SetDropCount(&ev, static_cast<int64_t>(dropped - c.dropped));
+      format::SetDropReason(&ev, in_.strings->Intern("ring_full", 9));
       batch_.push_back(ev);
       c.dropped = dropped;
     }
@@ -138,8 +140,8 @@ void TraceWriter::Collect(int64_t now_ns) {
     if (count != *reported) {
       Event ev = format::MakeEvent(EventType::kDrops);
       ev.ts = now_ns;
-      ev.value = static_cast<int64_t>(count - *reported);
-      ev.text = in_.strings->Intern(reason, std::strlen(reason));
+      format::SetDropCount(&ev, static_cast<int64_t>(count - *reported));
+      format::SetDropReason(&ev, in_.strings->Intern(reason, std::strlen(reason)));
       batch_.push_back(ev);
       *reported = count;
     }
