@@ -57,12 +57,12 @@ for spec in "${RUNS[@]}"; do
     echo "== $name: skipped, past the ${BUDGET_S:-480} s budget"; continue
   fi
   echo "== $name: $what"
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   # shellcheck disable=SC2086
   env $envs timeout 300 "$CUCLIMB" record ${RECORD_FLAGS:-} $flags --output "$WORK/traces/$name-%p.trace" -- $cmd \
     > "$WORK/$name.stdout" 2> "$WORK/$name.stderr"
   rc=$?
-  secs=$(echo "$(date +%s.%N) - $t0" | bc)
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
   trace=$(ls "$WORK/traces/$name"-*.trace 2>/dev/null | head -1)
   echo "exit $rc, ${secs}s, $(tail -1 "$WORK/$name.stdout")"
   grep -v '^\s*$' "$WORK/$name.stderr" | grep -vi 'warning: .*deprecated' | tail -3
