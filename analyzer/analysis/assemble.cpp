@@ -549,6 +549,7 @@ RankReport Assemble(const AssemblyInput& in) {
   }
   if (launches && !kernels)
     note("no GPU kernel records: GPU time is unknown (record with CUCLIMB_KERNELS=all)");
+  for (std::string& n : ctx.sym.Notes()) note(std::move(n));  // symbols missing from labels
   return report;
 }
 

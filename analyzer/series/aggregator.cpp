@@ -441,7 +441,8 @@ void Aggregator::OnIdentity(const Event& ev) {
       break;
     case EventType::kMapping:
       a_.mappings.push_back({ev.text, ev.addr, ev.size, ev.aux});
-      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux);
+      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux,
+                              std::string(reader_->Str(ev.name)));
       break;
     default:
       break;

@@ -68,6 +68,20 @@ std::string Normalize(const char* path) {
   return out;
 }
 
+// A source path as DWARF gives it, made absolute with the unit's compilation directory.
+std::string SourcePath(const char* path, Dwarf_Die* cu) {
+  if (path == nullptr)
+    return "";
+  if (path[0] != '/' && cu != nullptr) {
+    Dwarf_Attribute attr;
+    if (const char* dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+        dir != nullptr && dir[0] == '/') {
+      return Normalize(absl::StrCat(dir, "/", path).c_str());
+    }
+  }
+  return Normalize(path);
+}
+
 // A function DIE's name: its linkage name demangled (through abstract origins and
 // specifications), else its plain name.
 std::string DieName(Dwarf_Die* die) {
@@ -92,8 +106,7 @@ void CallSite(Dwarf_Die* inlined, Dwarf_Die* cu, std::string* file, int* line) {
   size_t count = 0;
   if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &index) == 0 &&
       dwarf_getsrcfiles(cu, &files, &count) == 0 && index < count) {
-    if (const char* f = dwarf_filesrc(files, index, nullptr, nullptr); f != nullptr)
-      *file = Normalize(f);
+    *file = SourcePath(dwarf_filesrc(files, index, nullptr, nullptr), cu);
   }
 }
 
@@ -157,7 +170,8 @@ bool ModuleSymbols::SegmentDelta(uint64_t file_offset, int64_t* delta) const {
   for (const Impl::Segment& s : impl_->segments) {
     // The page that holds p_offset is mapped too: a mapping may start below p_offset.
     const uint64_t start = s.offset & ~(kPage - 1);
-    if (file_offset >= start && file_offset < s.offset + std::max<uint64_t>(s.filesz, 1) &&
+    // A debug file's segments keep their addresses but not their file extent (filesz 0).
+    if (s.filesz > 0 && file_offset >= start && file_offset < s.offset + s.filesz &&
         (best == nullptr || (s.exec && !best->exec))) {
       best = &s;
     }
@@ -188,14 +202,13 @@ std::vector<Frame> ModuleSymbols::Symbolize(uint64_t vaddr) {
   GElf_Sym sym;
   const char* symbol =
       dwfl_module_addrinfo(impl_->mod, vaddr, &offset, &sym, nullptr, nullptr, nullptr);
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(impl_->mod, vaddr, &bias);
   std::string file;
   int line = 0;
-  if (Dwfl_Line* l = dwfl_module_getsrc(impl_->mod, vaddr); l != nullptr) {
-    if (const char* src = dwfl_lineinfo(l, nullptr, &line, nullptr, nullptr, nullptr))
-      file = Normalize(src);
-  }
-  Dwarf_Addr bias = 0;
-  if (Dwarf_Die* cu = dwfl_module_addrdie(impl_->mod, vaddr, &bias); cu != nullptr) {
+  if (Dwfl_Line* l = dwfl_module_getsrc(impl_->mod, vaddr); l != nullptr)
+    file = SourcePath(dwfl_lineinfo(l, nullptr, &line, nullptr, nullptr, nullptr), cu);
+  if (cu != nullptr) {
     Dwarf_Die* scopes = nullptr;
     const int n = dwarf_getscopes(cu, vaddr - bias, &scopes);
     for (int i = 0; i < n; ++i) {

@@ -25,7 +25,10 @@ class ModuleSymbols {
   ModuleSymbols& operator=(const ModuleSymbols&) = delete;
 
   // The difference, link-time address − file offset, of the PT_LOAD segment whose pages hold
-  // file_offset (an executable segment preferred); false when none does.
+  // file_offset (an executable segment preferred: return addresses are code); false when none
+  // does. A debug file (objcopy --only-keep-debug) keeps only its first segment's offsets, so
+  // alone it serves mappings recorded from the first segment, as the recorder writes them.
+  // (A /proc/<pid>/maps line of the code segment needs the program file itself.)
   bool SegmentDelta(uint64_t file_offset, int64_t* delta) const;
   // Whether file_offset equals the lowest PT_LOAD address (traces of cuclimb before format 1.x
   // recorded that address, not a file offset, for non-PIE executables).
