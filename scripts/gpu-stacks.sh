@@ -52,7 +52,7 @@ summarize() {  # trace → first-frame counts
   "$CUCLIMB" convert "$1" "$1.jsonl" >/dev/null 2>&1 || { echo "  (convert failed)"; return; }
   python3 - "$1.jsonl" <<'PY'
 import collections, json, sys
-maps, firsts = [], {"alloc": collections.Counter(), "sample": collections.Counter()}
+maps, firsts = [], {k: collections.Counter() for k in ("alloc", "alloc-py", "sample", "sample-py")}
 events = [json.loads(l) for l in open(sys.argv[1])]
 for e in events:
     if e.get("ev") == "mapping":
@@ -70,12 +70,15 @@ for e in events:
     kind = e.get("ev")
     if kind in firsts and e.get("stack"):
         firsts[kind][name(e["stack"][0])] += 1
+        py = next((f for f in e["stack"] if f.startswith("py:")), None)
+        if py is not None:
+            firsts[kind + "-py"][py] += 1  # the first Python frame: the user's line
         if kind == "alloc" and len(firsts[kind]) == 1 and sum(firsts[kind].values()) == 1:
             print("  first alloc stack:", [name(f) for f in e["stack"][:8]])
 for kind, c in firsts.items():
     total = sum(c.values())
     for frame, n in c.most_common(3):
-        print("  %-6s %5.1f%% %s" % (kind, 100.0 * n / total, frame))
+        print("  %-9s %5.1f%% %s" % (kind, 100.0 * n / total, frame))
     if total:
         top, n = c.most_common(1)[0]
         open(sys.argv[1] + ".top", "a").write("%s|%.0f%%|%s\n" % (kind, 100.0 * n / total, top))
@@ -98,12 +101,12 @@ done
 tar -czf "$OUT/stacks-traces.tar.gz" -C "$WORK" $(cd "$WORK" && ls *.trace 2>/dev/null) 2>/dev/null
 
 echo
-printf '%-28s %-7s %-6s %s\n' run kind share "top first frame"
+printf '%-28s %-9s %-6s %s\n' run kind share "top first frame"
 for run in "${RUNS[@]}"; do
   name=${run%%|*}
   if [ -e "$WORK/$name.trace.jsonl.top" ]; then
     while IFS='|' read -r kind share frame; do
-      printf '%-28s %-7s %-6s %s\n' "$name" "$kind" "$share" "${frame:0:100}"
+      printf '%-28s %-9s %-6s %s\n' "$name" "$kind" "$share" "${frame:0:100}"
     done <"$WORK/$name.trace.jsonl.top"
   else
     printf '%-28s %s\n' "$name" "no trace"
