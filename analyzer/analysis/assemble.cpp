@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/causes.h"
 #include "interposer/format/trace_format.h"
 
 namespace cuclimb::analysis {
@@ -499,6 +500,7 @@ RankReport Assemble(const AssemblyInput& in) {
   OtherState(ctx, &report);
   internal::BuildCandidates(ctx, &report);
   internal::BuildLeaksAndMemory(ctx, &report);
+  internal::AssignCauses(ctx, &report);
   std::stable_sort(report.state.begin(), report.state.end(),
                    [](const StateSeries& x, const StateSeries& y) {
                      if (x.metric != y.metric)
@@ -507,7 +509,6 @@ RankReport Assemble(const AssemblyInput& in) {
                        return x.dimension < y.dimension;
                      return x.key < y.key;
                    });
-  for (const RangeReport& r : report.ranges) report.climbing |= r.climbing;
   // Notes.
   auto note = [&](std::string s) { report.notes.push_back(std::move(s)); };
   if (report.trace.partial)
