@@ -522,14 +522,16 @@ RankReport Assemble(const AssemblyInput& in) {
   if (in.repassed)
     note("the iteration source changed after the first part of the trace: analysed in two passes");
   if (b.lost_pops() > 0) {
-    note(absl::StrFormat("%d iteration ranges began before the previous one ended (its pop was lost): "
-                         "each was ended at the next one's start",
-                         b.lost_pops()));
+    note(absl::StrFormat(
+        "%d iteration ranges began before the previous one ended (its pop was lost): "
+        "each was ended at the next one's start",
+        b.lost_pops()));
   }
   if (ctx.a.unmatched_pops > 0) {
-    note(absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
-                         "recording started mid-range)",
-                         ctx.a.unmatched_pops));
+    note(
+        absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
+                        "recording started mid-range)",
+                        ctx.a.unmatched_pops));
   }
   if (b.ignored_boundaries() > 0)
     note(absl::StrFormat("%d iteration boundaries out of time order were ignored",
