@@ -45,6 +45,12 @@ CallSite Context::Site(uint32_t stack) const {
   return s;
 }
 
+std::string Context::SiteLabel(uint32_t stack) const {
+  if (stack == 0)
+    return "(no stack)";
+  return sym.SiteLabel(in.reader->stacks().Get(stack), in.reader->strings());
+}
+
 std::string FormatBytes(double bytes) {
   const double a = std::fabs(bytes);
   if (a < 1024)
