@@ -59,9 +59,13 @@ int RunDiff(int argc, char** argv) {
   auto time_tol = args->GetDouble("time-tolerance-pct", d.time_tolerance_pct);
   auto count_tol = args->GetDouble("count-tolerance-pct", d.count_tolerance_pct);
   auto persist = args->GetInt("persist", d.persist);
-  if (!time_tol.ok() || *time_tol < 0)
+  for (const auto* v : {&time_tol, &count_tol}) {
+    if (!v->ok())
+      return util::ReportError("diff", util::UsageError(std::string(v->status().message())));
+  }
+  if (*time_tol < 0)
     return util::ReportError("diff", util::UsageError("--time-tolerance-pct wants X ≥ 0"));
-  if (!count_tol.ok() || *count_tol < 0)
+  if (*count_tol < 0)
     return util::ReportError("diff", util::UsageError("--count-tolerance-pct wants X ≥ 0"));
   if (!persist.ok() || *persist < 0)
     return util::ReportError("diff", util::UsageError("--persist wants N ≥ 0"));
@@ -107,11 +111,22 @@ int RunDiff(int argc, char** argv) {
     if (absl::Status s = util::WriteFile("-", analysis::DiffToText(diff)); !s.ok())
       return util::ReportError("diff", s);
   }
-  if (args->Has("fail-on-divergence") && diff.verdict == "diverged")
-    return util::kExitFindings;
+  // Damage first: a cut trace's verdict is unreliable either way, so a gate neither passes nor
+  // fails on it. An empty trace gives a gate nothing to compare: it never passes.
   if (partial) {
     std::fprintf(stderr, "cuclimb diff: a trace is cut or damaged; compared what was readable\n");
     return util::kExitBadTrace;
+  }
+  if (args->Has("fail-on-divergence")) {
+    for (int i = 0; i < 2; ++i) {
+      if (reports[i].ranks.empty() || reports[i].ranks[0].trace.events == 0) {
+        std::fprintf(stderr, "cuclimb diff: %s has no events: an empty trace never passes a gate\n",
+                     args->positionals[static_cast<size_t>(i)].c_str());
+        return util::kExitBadTrace;
+      }
+    }
+    if (diff.verdict == "diverged")
+      return util::kExitFindings;
   }
   return util::kExitOk;
 }
