@@ -136,6 +136,12 @@ int RunAnalyze(int argc, char** argv) {
     return util::ReportError("analyze", s);
   const bool quiet = args->Has("quiet");
   const std::string json_path = args->Get("json");
+  // Outputs never replace an input, and a bad output path fails before a long analysis.
+  util::ProtectInputs(args->positionals);
+  for (const std::string& out : {json_path, args->Get("html")}) {
+    if (absl::Status s = out.empty() ? absl::OkStatus() : util::CheckOutputPath(out); !s.ok())
+      return util::ReportError("analyze", s);
+  }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1);
   options.progress = [&bar](const analysis::Progress& p) { bar.Update(p); };
   auto report = analysis::Analyze(args->positionals, options);

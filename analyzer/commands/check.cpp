@@ -13,6 +13,7 @@
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -61,6 +62,7 @@ int RunCheck(int argc, char** argv) {
     return util::ReportError(
         "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
   }
+  util::ProtectInputs(args->positionals);
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
     auto climb = args->GetDouble("max-climb", 0);

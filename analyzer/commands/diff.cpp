@@ -12,6 +12,7 @@
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -73,6 +74,12 @@ int RunDiff(int argc, char** argv) {
   d.count_tolerance_pct = *count_tol;
   d.persist = *persist;
   const std::string json_path = args->Get("json"), html_path = args->Get("html");
+  // Outputs never replace an input, and a bad output path fails before a long analysis.
+  util::ProtectInputs(args->positionals);
+  for (const std::string& out : {json_path, html_path}) {
+    if (absl::Status s = out.empty() ? absl::OkStatus() : util::CheckOutputPath(out); !s.ok())
+      return util::ReportError("diff", s);
+  }
   const bool quiet = args->Has("quiet");
   ProgressBar bar("diff", !quiet);
   analysis::Report reports[2];
