@@ -3,14 +3,14 @@
 // final symbolic links not followed (output_file.h).
 #include "util/output_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "util/cli.h"
@@ -75,8 +75,8 @@ absl::StatusOr<Plan> PlanFor(const std::string& path) {
     return Failure(path, "is a directory");
   for (const ProtectedInput& in : Inputs()) {
     if (in.dev == st.st_dev && in.ino == st.st_ino) {
-      return UsageError(absl::StrCat("output ", path, " is the input ", in.path,
-                                     ": refusing to overwrite it"));
+      return UsageError(
+          absl::StrCat("output ", path, " is the input ", in.path, ": refusing to overwrite it"));
     }
   }
   if (S_ISREG(st.st_mode))
@@ -116,7 +116,8 @@ absl::Status CheckOutputPath(const std::string& path) {
   if (plan->target == Target::kNew || plan->target == Target::kReplace) {
     const std::string dir = DirectoryOf(path);
     if (access(dir.c_str(), W_OK | X_OK) != 0)
-      return Failure(path, absl::StrCat("cannot create files in ", dir, ": ", std::strerror(errno)));
+      return Failure(path,
+                     absl::StrCat("cannot create files in ", dir, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -190,8 +191,8 @@ absl::Status OutputFile::Close() {
     return Failure(path_, absl::StrCat("write failed: ", std::strerror(errno)));
   if (!temp_path_.empty()) {
     if (rename(temp_path_.c_str(), path_.c_str()) != 0)
-      return Failure(path_, absl::StrCat("cannot rename the finished file over it: ",
-                                         std::strerror(errno)));
+      return Failure(
+          path_, absl::StrCat("cannot rename the finished file over it: ", std::strerror(errno)));
     temp_path_.clear();
   }
   return absl::OkStatus();

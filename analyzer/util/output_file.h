@@ -17,12 +17,11 @@
 //   kernel names); a new report 0666 minus the umask. A replaced file keeps its mode.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 #include "absl/status/statusor.h"
