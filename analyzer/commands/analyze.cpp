@@ -16,6 +16,7 @@
 #include "util/args.h"
 #include "util/cli.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -163,7 +164,7 @@ int RunAnalyze(int argc, char** argv) {
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report), true)); !s.ok()) {
       return util::ReportError("analyze", s);
     }
   }

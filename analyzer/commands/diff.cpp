@@ -13,6 +13,7 @@
 #include "util/args.h"
 #include "util/cli.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -115,7 +116,7 @@ int RunDiff(int argc, char** argv) {
       return util::ReportError("diff", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::DiffToText(diff)); !s.ok())
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::DiffToText(diff), true)); !s.ok())
       return util::ReportError("diff", s);
   }
   // Damage first: a cut trace's verdict is unreliable either way, so a gate neither passes nor

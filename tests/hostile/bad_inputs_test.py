@@ -171,6 +171,38 @@ class Thresholds(Base):
         self.assertExit(r, 1)
 
 
+class TerminalEscapes(Base):
+    """A command line and kernel names full of ESC/OSC/BEL: printed as text, never raw."""
+
+    RAW = ("\x1b", "\x07", "\x9b")
+
+    def assertPrintable(self, text):
+        for c in self.RAW:
+            self.assertNotIn(c, text)
+
+    def test_info_analyze_and_diff_print_no_control_sequences(self):
+        trace = data("terminal-escapes-and-int-wrap.jsonl")
+        # The file also holds out-of-range integers; its first 37 lines do not.
+        clean = self.path("escapes.jsonl")
+        with open(trace) as f, open(clean, "w") as out:
+            out.writelines(f.readlines()[:37])
+        r = run("info", clean)
+        self.assertExit(r, 0)
+        self.assertPrintable(r.stdout)
+        self.assertIn("\\x1b]52;c;", r.stdout)  # shown as text
+        r = run("analyze", clean)
+        self.assertExit(r, 0)
+        self.assertPrintable(r.stdout)
+        r = run("diff", clean, clean)
+        self.assertExit(r, 0)
+        self.assertPrintable(r.stdout)
+        self.assertIn("k\\x1b[2J", r.stdout)
+        # JSON keeps the strings exactly (escaped the JSON way).
+        r = run("info", clean, "--json")
+        self.assertExit(r, 0)
+        self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
+
+
 class CutTraces(Base):
     def cut(self):
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
