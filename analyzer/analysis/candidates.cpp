@@ -462,9 +462,11 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       if (!r.climbing)
         continue;
       Explanation e = Explain(r, acc, ctx.th);
-      if (e.verdict == "explains") {
+      if (e.verdict == kExplains) {
         acc.explains.push_back(r.name);
         r.explained_by.push_back(acc.id);
+      } else if (e.verdict == kLikelyCause) {
+        acc.likely_cause_of.push_back(r.name);
       }
       acc.explanations.push_back(std::move(e));
     }

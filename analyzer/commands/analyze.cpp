@@ -17,6 +17,7 @@
 #include "util/args.h"
 #include "util/cli.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -137,6 +138,12 @@ int RunAnalyze(int argc, char** argv) {
     return util::ReportError("analyze", s);
   const bool quiet = args->Has("quiet");
   const std::string json_path = args->Get("json");
+  // Outputs never replace an input, and a bad output path fails before a long analysis.
+  util::ProtectInputs(args->positionals);
+  for (const std::string& out : {json_path, args->Get("html")}) {
+    if (absl::Status s = out.empty() ? absl::OkStatus() : util::CheckOutputPath(out); !s.ok())
+      return util::ReportError("analyze", s);
+  }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1);
   options.progress = [&bar](const analysis::Progress& p) { bar.Update(p); };
   auto report = analysis::Analyze(args->positionals, options);
@@ -158,7 +165,7 @@ int RunAnalyze(int argc, char** argv) {
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report), true)); !s.ok()) {
       return util::ReportError("analyze", s);
     }
   }

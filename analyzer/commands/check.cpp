@@ -14,6 +14,7 @@
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -65,10 +66,13 @@ int RunCheck(int argc, char** argv) {
     return util::ReportError(
         "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
   }
+  util::ProtectInputs(args->positionals);
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
     auto climb = args->GetDouble("max-climb", 0);
-    if (!climb.ok() || *climb < 0)
+    if (!climb.ok())
+      return util::ReportError("check", util::UsageError(std::string(climb.status().message())));
+    if (*climb < 0)
       return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
     limits.max_climb_pct = *climb;
   }
@@ -99,10 +103,19 @@ int RunCheck(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("check", report.status());
-  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  // A cut or damaged trace is refused before any finding: the missing part could hold anything.
+  if (report->partial && !args->Has("allow-partial") && result.inconclusive.empty()) {
+    result.inconclusive = "a trace is cut or damaged (--allow-partial judges what was readable)";
+    result.pass = false;
+  }
   if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits));
       !s.ok()) {
     return util::ReportError("check", s);
+  }
+  if (!result.inconclusive.empty()) {
+    std::fprintf(stderr, "cuclimb check: %s\n", result.inconclusive.c_str());
+    return util::kExitBadTrace;
   }
   if (!result.pass) {
     int failures = 0;
@@ -110,12 +123,6 @@ int RunCheck(int argc, char** argv) {
     std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures,
                  failures == 1 ? "" : "s");
     return util::kExitFindings;
-  }
-  if (report->partial && !args->Has("allow-partial")) {
-    std::fprintf(
-        stderr,
-        "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
-    return util::kExitBadTrace;
   }
   return util::kExitOk;
 }
