@@ -2,7 +2,9 @@
 // libcuclimb.so as the NVTX injection of a program that never touches a GPU (nvtx_program.cpp,
 // built with the real NVTX headers): what is recorded, and how the trace survives every way the
 // program can end. Runs on CI machines without a driver.
+#include <cstdio>
 #include <cstdlib>
+#include <ostream>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -39,7 +41,8 @@ class NvtxInjection : public ::testing::Test {
   }
 
   RunResult RunMode(const std::string& mode,
-                    std::vector<std::pair<std::string, std::string>> extra = {}) {
+                    std::vector<std::pair<std::string, std::string>> extra = {},
+                    const std::vector<int>& closed = {}) {
     const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND");
     std::vector<std::pair<std::string, std::string>> env = {
         {"CUCLIMB_TEST_NVTX_SECOND", second != nullptr ? second : ""},
@@ -49,7 +52,7 @@ class NvtxInjection : public ::testing::Test {
         {"CUCLIMB_OUTPUT", trace_},
     };
     for (auto& e : extra) env.push_back(e);
-    return RunProgram({Program(), mode}, env, dir_);
+    return RunProgram({Program(), mode}, env, dir_, closed);
   }
 
   std::vector<std::string> Names(const Trace& t, EventType type) {
@@ -263,6 +266,57 @@ TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   std::vector<int64_t> switches;
   for (const Event& ev : t.Of(EventType::kRecording)) switches.push_back(ev.value);
   EXPECT_EQ(switches, (std::vector<int64_t>{0, 1, 0}));
+}
+
+// A program started with stderr or stdout closed (`2>&-`): the trace must not become fd 2 (the
+// program's own stderr and cuclimb's warnings would be written into it). Both ways of loading
+// the library. Reproducer: /work/shared/bad-inputs/stderr-closed-corrupts-trace.sh.
+struct ClosedCase {
+  const char* name;
+  std::vector<int> closed;
+  bool preload;
+};
+
+void PrintTo(const ClosedCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class ClosedDescriptors : public NvtxInjection, public ::testing::WithParamInterface<ClosedCase> {};
+
+TEST_P(ClosedDescriptors, TheTraceStaysIntact) {
+  const ClosedCase& c = GetParam();
+  std::vector<std::pair<std::string, std::string>> env;
+  if (c.preload)
+    env = {{"LD_PRELOAD", Lib()}, {"NVTX_INJECTION64_PATH", ""}};
+  const RunResult r = RunMode("errlog", env, c.closed);
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  ASSERT_TRUE(t.opened);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete) << t.status.message;
+  EXPECT_EQ(t.Count(EventType::kPush), 20u);
+  EXPECT_EQ(ReadText(trace_).find("disk almost full"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Closed, ClosedDescriptors,
+                         ::testing::Values(ClosedCase{"stderr_nvtx", {2}, false},
+                                           ClosedCase{"stderr_preload", {2}, true},
+                                           ClosedCase{"stdout_nvtx", {1}, false},
+                                           ClosedCase{"all_three_preload", {0, 1, 2}, true}),
+                         [](const ::testing::TestParamInfo<ClosedCase>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
+TEST_F(NvtxInjection, TheTraceDescriptorIsAboveStderrAndCloseOnExec) {
+  const std::string report = dir_ + "/fds.txt";
+  const RunResult r = RunMode("fds", {{"CUCLIMB_TEST_REPORT", report}}, {0, 1, 2});
+  ASSERT_EQ(r.status, 0);
+  const std::string text = ReadText(report);
+  int fd = -1;
+  int cloexec = -1;
+  ASSERT_EQ(std::sscanf(text.c_str(), "trace-fd %d cloexec %d", &fd, &cloexec), 2) << text;
+  EXPECT_GE(fd, 3);
+  EXPECT_EQ(cloexec, 1);
+  EXPECT_EQ(text.find("trace-fd", 1), std::string::npos) << "one descriptor: " << text;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -249,6 +250,45 @@ int main(int argc, char** argv) {
     mark_iteration(77);
     pause();
     nvtxMarkA("paused-again");
+    return 0;
+  }
+  if (mode == "errlog") {
+    // Writes to its stderr between iterations: started with stderr closed, that write must fail
+    // (EBADF), not land in the trace (/work/shared/bad-inputs/stderr-closed-corrupts-trace.sh).
+    for (int i = 0; i < 10; ++i) {
+      nvtxRangePushA("iteration");
+      nvtxRangePop();
+    }
+    std::fprintf(stderr, "app: warning: disk almost full\n");
+    std::fflush(stderr);
+    for (int i = 0; i < 10; ++i) {
+      nvtxRangePushA("iteration");
+      nvtxRangePop();
+    }
+    return 0;
+  }
+  if (mode == "fds") {
+    // Reports the descriptor of the trace file and whether it is close-on-exec, on fd 1 (or on
+    // fd 3 when fd 1 is closed too: the test passes both).
+    nvtxMarkA("opened");
+    const char* trace = std::getenv("CUCLIMB_OUTPUT");
+    std::string report;
+    for (int fd = 0; fd < 64; ++fd) {
+      char link[64];
+      char target[4096] = {};
+      std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+      if (readlink(link, target, sizeof(target) - 1) <= 0 || trace == nullptr ||
+          std::strcmp(target, trace) != 0) {
+        continue;
+      }
+      const int flags = fcntl(fd, F_GETFD);
+      report += "trace-fd " + std::to_string(fd) + " cloexec " +
+                std::to_string((flags & FD_CLOEXEC) != 0 ? 1 : 0) + "\n";
+    }
+    const char* out_path = std::getenv("CUCLIMB_TEST_REPORT");
+    const int out = out_path != nullptr ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : 1;
+    if (out >= 0 && write(out, report.data(), report.size()) < 0)
+      return 6;
     return 0;
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
