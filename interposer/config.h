@@ -49,10 +49,21 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
                  size_t error_size) noexcept;
 
 // Reads every CUCLIMB_* variable through getenv_fn (getenv in the library; tests pass their
-// own). Invalid values keep the default; each is reported through warn(message) once.
+// own). Invalid values keep the default; each is reported through warn(message) once, unless
+// CUCLIMB_LOG=quiet (whatever its place in the environment).
 using GetenvFn = const char* (*)(const char* name);
 using WarnFn = void (*)(const char* message);
 Config LoadConfig(GetenvFn getenv_fn, WarnFn warn) noexcept;
+
+// True when CUCLIMB_LOG=quiet: for warnings due before the configuration is read (the LD_PRELOAD
+// constructor).
+bool QuietFromEnv(GetenvFn getenv_fn) noexcept;
+
+// LD_PRELOAD without cuclimb's own entries (file name starting with "libcuclimb"), for
+// CUCLIMB_FOLLOW_CHILDREN=off: the user's other preloads stay. Entries are separated by spaces
+// or colons, as ld.so reads them; kept ones keep their separator. Returns false when out is too
+// small (out is then empty).
+bool PreloadWithoutCuclimb(const char* preload, char* out, size_t out_size) noexcept;
 
 // The option's table entry.
 const OptionInfo& InfoOf(OptionKey key) noexcept;

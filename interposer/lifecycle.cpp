@@ -72,12 +72,24 @@ bool Stopping() {
   return TheSession().stopping();
 }
 
+// Only our own entries: the user's other preloads (an allocator, a sanitizer) stay.
 void RemoveOurselvesFromChildren() {
   unsetenv("CUDA_INJECTION64_PATH");
   unsetenv("NVTX_INJECTION64_PATH");
   const char* preload = std::getenv("LD_PRELOAD");
-  if (preload != nullptr && std::strstr(preload, "libcuclimb") != nullptr)
+  if (preload == nullptr)
+    return;
+  char kept[4096];
+  if (!PreloadWithoutCuclimb(preload, kept, sizeof(kept))) {
+    LogWarning("LD_PRELOAD is longer than %zu bytes; children may still load cuclimb",
+               sizeof(kept));
+    return;
+  }
+  if (kept[0] == '\0') {
     unsetenv("LD_PRELOAD");
+  } else if (std::strcmp(kept, preload) != 0) {
+    setenv("LD_PRELOAD", kept, 1);
+  }
 }
 
 // The debug and test variables that are not options (docs/recording.md).
@@ -239,6 +251,7 @@ void OnPreloadConstructor() noexcept {
   const char* preload = std::getenv("LD_PRELOAD");
   if (preload == nullptr || std::strstr(preload, "libcuclimb") == nullptr)
     return;
+  SetLogQuiet(QuietFromEnv(Getenv));  // before the configuration is read
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&OnPreloadConstructor), &info) == 0 ||
       info.dli_fname == nullptr) {

@@ -137,6 +137,50 @@ TEST(ConfigTest, RankFromTheUsualLaunchers) {
   EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
 }
 
+TEST(ConfigTest, QuietSilencesTheOtherOptionsWarnings) {
+  std::vector<std::string> warnings;
+  const Config c =
+      Load({{"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_LOG", "quiet"}, {"CUCLIMB_RING_KIB", "x"}},
+           &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.kernels, KernelMode::kSampled);  // the bad value still keeps the default
+  // An invalid CUCLIMB_LOG is not quiet: it is reported like any other.
+  Load({{"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_LOG", "silent"}}, &warnings);
+  EXPECT_EQ(warnings.size(), 2u);
+}
+
+TEST(ConfigTest, QuietFromTheEnvironment) {
+  std::map<std::string, std::string> env = {{"CUCLIMB_LOG", "quiet"}};
+  g_env = &env;
+  EXPECT_TRUE(QuietFromEnv(FakeGetenv));
+  env["CUCLIMB_LOG"] = "warn";
+  EXPECT_FALSE(QuietFromEnv(FakeGetenv));
+  env.clear();
+  EXPECT_FALSE(QuietFromEnv(FakeGetenv));
+}
+
+std::string WithoutCuclimb(const char* preload) {
+  char out[256];
+  EXPECT_TRUE(PreloadWithoutCuclimb(preload, out, sizeof(out))) << preload;
+  return out;
+}
+
+TEST(ConfigTest, FollowChildrenOffRemovesOnlyOurPreload) {
+  EXPECT_EQ(WithoutCuclimb("/opt/cuclimb/libexec/cuclimb/libcuclimb.so"), "");
+  EXPECT_EQ(WithoutCuclimb("libjemalloc.so.2 /opt/x/libcuclimb.so"), "libjemalloc.so.2");
+  EXPECT_EQ(WithoutCuclimb("/a/libcuclimb.so:/usr/lib/libtcmalloc.so:libfoo.so"),
+            "/usr/lib/libtcmalloc.so:libfoo.so");
+  EXPECT_EQ(WithoutCuclimb("liba.so  libcuclimb.so  libb.so "), "liba.so libb.so");
+  // A directory named like us is not us; a sanitized build of us is.
+  EXPECT_EQ(WithoutCuclimb("/opt/libcuclimb-tools/libfoo.so"), "/opt/libcuclimb-tools/libfoo.so");
+  EXPECT_EQ(WithoutCuclimb("libasan.so.8 /b/libcuclimb-asan.so"), "libasan.so.8");
+  EXPECT_EQ(WithoutCuclimb(""), "");
+  char tiny[8];
+  EXPECT_FALSE(PreloadWithoutCuclimb("/usr/lib/libtcmalloc.so", tiny, sizeof(tiny)));
+  EXPECT_STREQ(tiny, "");
+}
+
 TEST(ConfigTest, IterationNames) {
   const Config c;
   EXPECT_TRUE(IsIterationName(c, "iteration"));

@@ -268,6 +268,49 @@ TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   EXPECT_EQ(switches, (std::vector<int64_t>{0, 1, 0}));
 }
 
+TEST_F(NvtxInjection, FollowChildrenOffRemovesOnlyOurPreload) {
+  const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND");
+  ASSERT_NE(second, nullptr);
+  const std::string preload = std::string(second) + " " + Lib();
+  const RunResult off = RunMode(
+      "env",
+      {{"LD_PRELOAD", preload}, {"NVTX_INJECTION64_PATH", ""}, {"CUCLIMB_FOLLOW_CHILDREN", "off"}});
+  ASSERT_EQ(off.status, 0) << off.stderr_text;
+  EXPECT_NE(off.stdout_text.find("LD_PRELOAD=" + std::string(second) + "\n"), std::string::npos)
+      << off.stdout_text;
+  EXPECT_NE(off.stdout_text.find("CUDA_INJECTION64_PATH=(unset)"), std::string::npos);
+  EXPECT_NE(off.stdout_text.find("NVTX_INJECTION64_PATH=(unset)"), std::string::npos);
+  EXPECT_TRUE(ReadTrace(trace_).opened);  // the process itself still records
+
+  ASSERT_EQ(unlink(trace_.c_str()), 0);
+  const RunResult on = RunMode("env", {{"LD_PRELOAD", preload}, {"NVTX_INJECTION64_PATH", ""}});
+  ASSERT_EQ(on.status, 0) << on.stderr_text;
+  EXPECT_NE(on.stdout_text.find("LD_PRELOAD=" + preload + "\n"), std::string::npos)
+      << on.stdout_text;
+  EXPECT_NE(on.stdout_text.find("NVTX_INJECTION64_PATH=" + Lib()), std::string::npos);
+}
+
+TEST_F(NvtxInjection, QuietSilencesConfigurationAndConstructorWarnings) {
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"LD_PRELOAD", Lib()},
+      {"NVTX_INJECTION64_PATH", ""},
+      {"CUDA_INJECTION64_PATH", dir_ + "/another-tool.so"},
+      {"CUCLIMB_KERNELS", "sometimes"}};
+  const RunResult loud = RunMode("basic", env);
+  ASSERT_EQ(loud.status, 0);
+  EXPECT_NE(loud.stderr_text.find("CUDA_INJECTION64_PATH already names"), std::string::npos)
+      << loud.stderr_text;
+  EXPECT_NE(loud.stderr_text.find("CUCLIMB_KERNELS=sometimes is not valid"), std::string::npos);
+
+  ASSERT_EQ(unlink(trace_.c_str()), 0);
+  auto quiet_env = env;
+  quiet_env.push_back({"CUCLIMB_LOG", "quiet"});
+  const RunResult quiet = RunMode("basic", quiet_env);
+  ASSERT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.stderr_text, "");
+  EXPECT_TRUE(ReadTrace(trace_).opened);
+}
+
 // A program started with stderr or stdout closed (`2>&-`): the trace must not become fd 2 (the
 // program's own stderr and cuclimb's warnings would be written into it). Both ways of loading
 // the library. Reproducer: /work/shared/bad-inputs/stderr-closed-corrupts-trace.sh.

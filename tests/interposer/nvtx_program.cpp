@@ -252,6 +252,15 @@ int main(int argc, char** argv) {
     nvtxMarkA("paused-again");
     return 0;
   }
+  if (mode == "env") {
+    // What a child would inherit, once cuclimb started (first NVTX call).
+    nvtxMarkA("started");
+    for (const char* name : {"LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+      const char* value = std::getenv(name);
+      std::printf("%s=%s\n", name, value != nullptr ? value : "(unset)");
+    }
+    return 0;
+  }
   if (mode == "errlog") {
     // Writes to its stderr between iterations: started with stderr closed, that write must fail
     // (EBADF), not land in the trace (/work/shared/bad-inputs/stderr-closed-corrupts-trace.sh).
