@@ -253,6 +253,17 @@ TEST_F(NvtxInjection, ForkedChildStopsRecordingAndExitsCleanly) {
   EXPECT_EQ(marks[1], "parent-after");
 }
 
+TEST_F(NvtxInjection, ChildrenForkedWhileThreadsRecordExitWithoutHanging) {
+  const RunResult r = RunMode("fork-busy", {{"CUCLIMB_OUTPUT", dir_ + "/busy-%p.trace"}});
+  ASSERT_EQ(r.status, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("forks 20 hung 0 failed 0"), std::string::npos) << r.stdout_text;
+  const std::vector<std::string> files = ListDir(dir_, "busy-");
+  ASSERT_EQ(files.size(), 1u);  // the parent's only
+  const Trace t = ReadTrace(dir_ + "/" + files[0]);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+  for (const Event& ev : t.Of(EventType::kPush)) ASSERT_EQ(t.Str(ev.name), "work");
+}
+
 TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   const RunResult r = RunMode("pause", {{"CUCLIMB_PAUSED", "1"}});
   ASSERT_EQ(r.status, 0) << r.stderr_text;

@@ -229,6 +229,52 @@ int main(int argc, char** argv) {
     std::printf("child %d status %d\n", static_cast<int>(child), status);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
   }
+  if (mode == "fork-busy") {
+    // Forks 20 times while two threads record as fast as they can and the writer drains, so
+    // the children are likely to start with a ring, a table or the writer's lock taken. Each
+    // child records, then leaves through exit() (atexit handlers, static destructors): none may
+    // hang.
+    // NVTX's own first call (which loads cuclimb) is done first: a child forked while another
+    // thread is inside it spins forever in NVTX's once-guard, cuclimb or not (docs/recording.md).
+    nvtxMarkA("initialized");
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> busy;
+    for (int t = 0; t < 2; ++t) {
+      busy.emplace_back([&stop] {
+        while (!stop.load()) {
+          nvtxRangePushA("work");
+          nvtxRangePop();
+        }
+      });
+    }
+    int hung = 0;
+    int failed = 0;
+    for (int i = 0; i < 20; ++i) {
+      const pid_t child = fork();
+      if (child == 0) {
+        nvtxRangePushA("child");
+        nvtxRangePop();
+        std::exit(0);
+      }
+      int status = 0;
+      int waited = 0;
+      while (waitpid(child, &status, WNOHANG) == 0 && waited < 500) {
+        Sleep(10);
+        ++waited;
+      }
+      if (waited == 500) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        ++hung;
+      } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        ++failed;
+      }
+    }
+    stop.store(true);
+    for (std::thread& t : busy) t.join();
+    std::printf("forks 20 hung %d failed %d\n", hung, failed);
+    return hung == 0 && failed == 0 ? 0 : 5;
+  }
   if (mode == "pause") {
     // Started with CUCLIMB_PAUSED=1: only the marks after cuclimb_resume are recorded.
     nvtxMarkA("while-paused");
