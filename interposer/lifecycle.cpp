@@ -159,6 +159,7 @@ class ProcessEffects final : public SessionEffects {
       g_hooks.thread_first_seen = RegisterSampledThread;
   }
 
+  void WriteSessionRecords() noexcept override { interposer::WriteSessionRecords(); }
   void SetSinkRecording(bool on) noexcept override { SetRecording(on); }
 
   void FlushSink(bool cupti) noexcept override {
@@ -182,7 +183,7 @@ class ProcessEffects final : public SessionEffects {
       RecordActivityDrops();
     }
     StopHostSampler();
-    FinishTick();
+    WriteSessionRecords();
     DumpDebugCounts(g_debug_cbids_path);
   }
 

@@ -22,8 +22,10 @@ bool Session::EnsureOpen() noexcept {
       const bool ok = effects_->OpenSink();
       if (ok) {
         effects_->InstallProcessHooks();
-        if (g_config.paused)
+        if (g_config.paused) {
+          effects_->WriteSessionRecords();
           effects_->SetSinkRecording(false);
+        }
         g_capture_on.store(!g_config.paused, std::memory_order_release);
       }
       sink_.store(ok ? SinkState::kOpen : SinkState::kFailed, std::memory_order_release);
@@ -75,6 +77,7 @@ void Session::Pause() noexcept {
     effects_->EnableCallbacks(false);
     effects_->SetRunActivity(false);
   }
+  effects_->WriteSessionRecords();
   effects_->SetSinkRecording(false);
 }
 

@@ -38,6 +38,10 @@ class SessionEffects {
   // Installs the process hooks (atexit, atfork, signal handlers, host sampler); once, after
   // the sink opened.
   virtual void InstallProcessHooks() noexcept = 0;
+  // The process description and module map, if not written yet, while the sink still records:
+  // before a pause, since the sink drops everything while paused and a trace must always say
+  // who ran (and its rank) and where its code lay.
+  virtual void WriteSessionRecords() noexcept = 0;
   // The sink's own gate (it writes a `recording` event at each switch).
   virtual void SetSinkRecording(bool on) noexcept = 0;
   // Everything recorded so far reaches the file, CUPTI's completed buffers included when

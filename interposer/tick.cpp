@@ -95,11 +95,14 @@ void OnTick(void*, int64_t now) noexcept {
   const bool writer = !t_not_writer;
   const bool stopping = g_session->stopping();
   const CuptiState cupti_state = g_session->cupti();
-  if (!g_process_emitted &&
+  // Session records only while capturing: the sink drops everything while paused, and a record
+  // taken as written would never come again (a pause writes them first: WriteSessionRecords).
+  const bool capturing = g_capture_on.load(std::memory_order_acquire);
+  if (capturing && !g_process_emitted &&
       (cupti_state != CuptiState::kUninit || now > kProcessWaitNs || stopping)) {
     EmitProcess(now);
   }
-  if (writer && now - g_last_mappings_ns >= kMappingsCheckNs &&
+  if (capturing && writer && now - g_last_mappings_ns >= kMappingsCheckNs &&
       (g_last_mappings_ns == 0 || MappingsChanged())) {
     g_last_mappings_ns = now;
     RecordMappings();
@@ -143,16 +146,18 @@ void EnableSamplingWindows() noexcept {
   g_windows.store(true, std::memory_order_relaxed);
 }
 
-void FinishTick() noexcept {
-  // A short run never reached the writer's first mapping pass: the map is needed to symbolize
-  // its stacks.
+void WriteSessionRecords() noexcept {
+  // Blocking, unlike the tick: a tick holding the lock finishes its records before a pause
+  // closes the sink.
   std::lock_guard<std::mutex> lock(g_tick_mutex);
-  if (g_last_mappings_ns == 0) {
-    g_last_mappings_ns = TraceClockNow();
+  ReentryGuard guard;
+  const int64_t now = TraceClockNow();
+  if (g_last_mappings_ns == 0 || MappingsChanged()) {
+    g_last_mappings_ns = now > 0 ? now : 1;
     RecordMappings();
   }
   if (!g_process_emitted)
-    EmitProcess(TraceClockNow());
+    EmitProcess(now);
 }
 
 NotWriterScope::NotWriterScope() noexcept : was_(t_not_writer) {

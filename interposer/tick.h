@@ -24,9 +24,11 @@ void StartTick(const Session* session, size_t activity_budget) noexcept;
 // --memory-activity sampled): the tick opens and closes sampling windows.
 void EnableSamplingWindows() noexcept;
 
-// Exit path, after the last drain: writes the module map and the process description if the
-// writer never did (a short run), so every trace has them.
-void FinishTick() noexcept;
+// Writes the module map (objects not described yet) and the process description (if not
+// written yet) now. Before a pause (the tick writes them only while capturing, so nothing is
+// taken as written while the sink drops it), and on the exit path after the last drain (a short
+// run the writer never ticked through).
+void WriteSessionRecords() noexcept;
 
 // While alive, the calling thread is not the writer: a tick it runs (inside a flush or a stop)
 // skips the writer-only work.

@@ -238,6 +238,9 @@ TEST_F(CuptiLifecycle, StartingPausedEnablesOnlyTracking) {
   EXPECT_FALSE(recording.kernel);
   EXPECT_EQ(resumed.driver, TableIds(true));
   EXPECT_TRUE(resumed.kernel);
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
 }
 
 TEST_F(CuptiLifecycle, ACaptureBegunWhilePausedIsKnownAfterResuming) {

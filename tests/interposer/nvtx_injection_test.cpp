@@ -277,6 +277,20 @@ TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   std::vector<int64_t> switches;
   for (const Event& ev : t.Of(EventType::kRecording)) switches.push_back(ev.value);
   EXPECT_EQ(switches, (std::vector<int64_t>{0, 1, 0}));
+  // Paused from the start, the trace still says who ran and where its code lay.
+  EXPECT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
+}
+
+TEST_F(NvtxInjection, ARunPausedToTheEndStillDescribesItsProcess) {
+  const RunResult r = RunMode("basic", {{"CUCLIMB_PAUSED", "1"}, {"RANK", "5"}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+  EXPECT_EQ(t.Count(EventType::kPush), 0u);
+  ASSERT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_EQ(t.Of(EventType::kProcess)[0].corr, 6u);  // rank 5
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
 }
 
 TEST_F(NvtxInjection, FollowChildrenOffRemovesOnlyOurPreload) {

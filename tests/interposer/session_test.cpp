@@ -42,6 +42,7 @@ class FakeEffects final : public SessionEffects {
     return open_ok;
   }
   void InstallProcessHooks() noexcept override { Add("InstallProcessHooks"); }
+  void WriteSessionRecords() noexcept override { Add("WriteSessionRecords"); }
   void SetSinkRecording(bool on) noexcept override { Add(On("SetSinkRecording", on)); }
   void FlushSink(bool cupti) noexcept override { Add(On("FlushSink", cupti)); }
   void FinishRecords(bool cupti) noexcept override { Add(On("FinishRecords", cupti)); }
@@ -99,8 +100,8 @@ TEST_F(SessionTest, StartingPausedSwitchesTheSinkOffAndAttachesOnlyTracking) {
   EXPECT_FALSE(g_capture_on.load());
   session_.AttachCupti();
   EXPECT_EQ(fx_.Calls(),
-            (Calls{"OpenSink", "InstallProcessHooks", "SetSinkRecording(0)", "AttachCupti",
-                   "EnableCallbacks(0) not-capturing", "StartActivity(0)"}));
+            (Calls{"OpenSink", "InstallProcessHooks", "WriteSessionRecords", "SetSinkRecording(0)",
+                   "AttachCupti", "EnableCallbacks(0) not-capturing", "StartActivity(0)"}));
   session_.Resume();
   EXPECT_TRUE(g_capture_on.load());
   const Calls calls = fx_.Calls();
@@ -139,8 +140,8 @@ TEST_F(SessionTest, APassiveAttachEnablesNothingAndItsReasonReachesTheTrailer) {
   session_.Pause();
   session_.Stop("stopped by signal 2");  // the earlier reason wins
   EXPECT_EQ(fx_.Calls(), (Calls{"OpenSink", "InstallProcessHooks", "AttachCupti",
-                                "SetSinkRecording(0)", "FlushSink(0)", "FinishRecords(0)",
-                                "CloseSink(CUPTI taken by nsys: NVTX only)"}));
+                                "WriteSessionRecords", "SetSinkRecording(0)", "FlushSink(0)",
+                                "FinishRecords(0)", "CloseSink(CUPTI taken by nsys: NVTX only)"}));
 }
 
 TEST_F(SessionTest, PauseStopsTheHotPathFirstAndResumeStartsItLast) {
@@ -153,10 +154,10 @@ TEST_F(SessionTest, PauseStopsTheHotPathFirstAndResumeStartsItLast) {
   session_.Resume();
   EXPECT_TRUE(g_capture_on.load());
   const Calls calls = fx_.Calls();
-  EXPECT_EQ(
-      Calls(calls.begin() + static_cast<std::ptrdiff_t>(before), calls.end()),
-      (Calls{"EnableCallbacks(0) not-capturing", "SetRunActivity(0)", "SetSinkRecording(0)",
-             "EnableCallbacks(1) not-capturing", "SetRunActivity(1)", "SetSinkRecording(1)"}));
+  EXPECT_EQ(Calls(calls.begin() + static_cast<std::ptrdiff_t>(before), calls.end()),
+            (Calls{"EnableCallbacks(0) not-capturing", "SetRunActivity(0)", "WriteSessionRecords",
+                   "SetSinkRecording(0)", "EnableCallbacks(1) not-capturing", "SetRunActivity(1)",
+                   "SetSinkRecording(1)"}));
 }
 
 TEST_F(SessionTest, PausingBeforeCuptiAttachesTouchesOnlyTheSink) {
@@ -164,8 +165,8 @@ TEST_F(SessionTest, PausingBeforeCuptiAttachesTouchesOnlyTheSink) {
   session_.Pause();
   session_.AttachCupti();  // attaches in the paused state
   EXPECT_EQ(fx_.Calls(),
-            (Calls{"OpenSink", "InstallProcessHooks", "SetSinkRecording(0)", "AttachCupti",
-                   "EnableCallbacks(0) not-capturing", "StartActivity(0)"}));
+            (Calls{"OpenSink", "InstallProcessHooks", "WriteSessionRecords", "SetSinkRecording(0)",
+                   "AttachCupti", "EnableCallbacks(0) not-capturing", "StartActivity(0)"}));
 }
 
 TEST_F(SessionTest, StopFlushesTheRingsBeforeCuptiAndWritesTheTrailerOnce) {
