@@ -31,10 +31,12 @@
 #include "interposer/callbacks.h"
 #include "interposer/clock.h"
 #include "interposer/config.h"
+#include "interposer/cuda_code.h"
 #include "interposer/cupti_setup.h"
 #include "interposer/host_sampler.h"
 #include "interposer/log.h"
 #include "interposer/modules.h"
+#include "interposer/python_frames.h"
 #include "interposer/reentry_guard.h"
 #include "interposer/sampler.h"
 #include "interposer/session.h"
@@ -136,7 +138,9 @@ class ProcessEffects final : public SessionEffects {
       }
     }
 
-    LocateOwnCode();
+    RefreshCudaRuntimeCode();
+    if (g_config.python_stacks)
+      RefreshPythonSupport();
     const int64_t start_ns = ClockNs();
     SetBaseNs(start_ns);
     RecorderOptions options;

@@ -9,10 +9,12 @@
 #include "interposer/capture_state.h"
 #include "interposer/clock.h"
 #include "interposer/config.h"
+#include "interposer/cuda_code.h"
 #include "interposer/cupti_setup.h"
 #include "interposer/driver_api.h"
 #include "interposer/modules.h"
 #include "interposer/process_info.h"
+#include "interposer/python_frames.h"
 #include "interposer/reentry_guard.h"
 #include "interposer/sampler.h"
 #include "interposer/sampling_window.h"
@@ -43,6 +45,14 @@ int64_t g_last_mappings_ns = 0;
 bool g_process_emitted = false;
 bool g_first_gauges_done = false;
 SamplingWindow g_window{1, 0};
+
+// Objects were loaded: where CUDA's runtime code lies (stacks begin at the caller) and, with
+// --stacks python, the interpreter's support.
+void RefreshCodeRanges() {
+  RefreshCudaRuntimeCode();
+  if (g_config.python_stacks)
+    RefreshPythonSupport();
+}
 
 void EmitProcess(int64_t now) {
   ProcessFacts facts;
@@ -106,6 +116,7 @@ void OnTick(void*, int64_t now) noexcept {
       (g_last_mappings_ns == 0 || MappingsChanged())) {
     g_last_mappings_ns = now;
     RecordMappings();
+    RefreshCodeRanges();
   }
   if (cupti_state != CuptiState::kActive)
     return;
@@ -155,6 +166,7 @@ void WriteSessionRecords() noexcept {
   if (g_last_mappings_ns == 0 || MappingsChanged()) {
     g_last_mappings_ns = now > 0 ? now : 1;
     RecordMappings();
+    RefreshCodeRanges();
   }
   if (!g_process_emitted)
     EmitProcess(now);
