@@ -331,9 +331,13 @@ bool PreloadWithoutCuclimb(const char* preload, char* out, size_t out_size) noex
 }
 
 const char* RankFromEnv(GetenvFn getenv_fn) noexcept {
-  for (const char* name : {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+  for (const char* name : kRankVariables) {
     const char* v = getenv_fn(name);
-    if (v != nullptr && v[0] != '\0')
+    if (v == nullptr || v[0] == '\0' || std::strlen(v) > 9)
+      continue;
+    bool digits = true;
+    for (const char* c = v; *c != '\0'; ++c) digits = digits && *c >= '0' && *c <= '9';
+    if (digits)
       return v;
   }
   return nullptr;

@@ -85,8 +85,18 @@ struct PatternValues {
 bool ExpandOutputPattern(const char* pattern, const PatternValues& values, char* out,
                          size_t out_size, char* error, size_t error_size) noexcept;
 
-// The rank from the environment: RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, first set
-// wins; nullptr when none is.
+// Where a process's rank in a multi-process job comes from, first set wins: the global rank of
+// torchrun/torch.distributed (RANK), of Open MPI, of PMIx and PMI (MPICH, Intel MPI, srun
+// --mpi=pmi*), of MVAPICH, then Slurm's task id (SLURM_PROCID: for srun-launched ranks; under
+// mpirun inside an allocation it would number the launch step's tasks, hence after the MPI
+// variables), and last the node-local rank (LOCAL_RANK: only when nothing global is set).
+inline constexpr const char* kRankVariables[] = {
+    "RANK",      "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+    "PMI_RANK",  "MV2_COMM_WORLD_RANK",  "SLURM_PROCID",
+    "LOCAL_RANK"};
+
+// The rank from the environment (kRankVariables, first set to a decimal number of at most 9
+// digits wins); nullptr when none is.
 const char* RankFromEnv(GetenvFn getenv_fn) noexcept;
 
 }  // namespace cuclimb::interposer

@@ -162,6 +162,38 @@ TEST(ConfigTest, RankFromTheUsualLaunchers) {
   EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
 }
 
+TEST(ConfigTest, RankPrecedenceGlobalBeforeLocal) {
+  std::map<std::string, std::string> env;
+  g_env = &env;
+  // torchrun sets RANK and LOCAL_RANK: the global one.
+  env = {{"LOCAL_RANK", "1"}, {"RANK", "9"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "9");
+  // An mpirun script exporting LOCAL_RANK for device selection: still the MPI rank.
+  env = {{"LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_RANK", "13"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "13");
+  // mpirun inside a Slurm allocation: the MPI rank, not the launch step's task id.
+  env = {{"SLURM_PROCID", "0"}, {"PMI_RANK", "6"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "6");
+  env = {{"SLURM_PROCID", "3"}, {"PMIX_RANK", "4"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "4");
+  env = {{"MV2_COMM_WORLD_RANK", "8"}, {"SLURM_PROCID", "2"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "8");
+  env = {{"SLURM_PROCID", "2"}, {"LOCAL_RANK", "0"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "2");
+  env = {{"LOCAL_RANK", "3"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "3");
+}
+
+TEST(ConfigTest, ARankThatIsNotANumberIsSkipped) {
+  std::map<std::string, std::string> env = {{"RANK", "worker-a"}, {"SLURM_PROCID", "4"}};
+  g_env = &env;
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "4");
+  env = {{"RANK", ""}, {"LOCAL_RANK", "-1"}};
+  EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+  env = {{"RANK", "12345678901234567890"}};  // would wrap: not a rank
+  EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+}
+
 TEST(ConfigTest, QuietSilencesTheOtherOptionsWarnings) {
   std::vector<std::string> warnings;
   const Config c =

@@ -260,6 +260,29 @@ TEST_F(CuptiLifecycle, ACaptureBegunWhilePausedIsKnownAfterResuming) {
   EXPECT_NE(allocs[2].second, format::MemoryKind::kGraph);
 }
 
+TEST_F(CuptiLifecycle, NcclStreamsAndKernelsAreRecordedLikeAnyOther) {
+  const RunResult r = Run({"collectives"});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  ASSERT_TRUE(t.opened);
+  bool stream_created = false;
+  for (const Event& ev : t.Of(EventType::kCreate)) {
+    stream_created =
+        stream_created ||
+        (ev.kind == static_cast<uint8_t>(format::HandleType::kStream) && ev.handle == 0x7001);
+  }
+  EXPECT_TRUE(stream_created);
+  const std::vector<Event> launches = t.Of(EventType::kLaunch);
+  ASSERT_EQ(launches.size(), 3u);
+  for (const Event& ev : launches) {
+    EXPECT_EQ(t.Str(ev.name), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    EXPECT_EQ(ev.stream, 0x7001u);
+    EXPECT_NE(ev.tid, t.Of(EventType::kCreate)[0].tid);  // the reducer's thread
+  }
+  ASSERT_EQ(t.Count(EventType::kSync), 1u);
+  EXPECT_EQ(t.Of(EventType::kSync)[0].stream, 0x5150u);
+}
+
 TEST_F(CuptiLifecycle, UnsupportedCuptiMajorRecordsNvtxOnly) {
   const RunResult r = Run({"iterations", "3", "1"}, {{"FAKE_CUPTI_VERSION", "120000"}});
   ASSERT_EQ(r.status, 0) << r.stderr_text;
