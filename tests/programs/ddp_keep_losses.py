@@ -82,7 +82,13 @@ def main(argv):
     device = torch.device("cuda", local % gpus)
     torch.cuda.set_device(device)
     backend = choose_backend(args.backend, world, gpus)
-    dist.init_process_group(backend=backend, device_id=device if backend == "nccl" else None)
+    if backend == "nccl":
+        try:  # device_id (torch >= 2.3) binds the communicator to this rank's GPU at once
+            dist.init_process_group(backend=backend, device_id=device)
+        except TypeError:
+            dist.init_process_group(backend=backend)
+    else:
+        dist.init_process_group(backend=backend)
 
     torch.manual_seed(0)  # the same initial weights on every rank
     layers = []
