@@ -203,6 +203,42 @@ class TerminalEscapes(Base):
         self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
 
 
+class JsonLinesStrictness(Base):
+    def test_integers_that_would_wrap_stop_the_read(self):
+        trace = data("terminal-escapes-and-int-wrap.jsonl")
+        out = self.path("x.trace")
+        r = run("convert", trace, out)
+        self.assertExit(r, 3)
+        self.assertIn("line 39", r.stderr)
+        self.assertRegex(r.stderr, "field '(tid|grid)'")
+        r = run("convert", out, "-", "--to", "jsonl")
+        self.assertExit(r, 0)
+        self.assertNotIn("tid_wraps_to_1", r.stdout)  # converted up to the damage, no further
+        self.assertEqual(len(r.stdout.splitlines()), 1 + 37)
+        r = run("info", trace)
+        self.assertExit(r, 3)
+
+    def test_push_without_name_is_corrupt_not_a_flat_run(self):
+        src = self.path("climb.jsonl")
+        r = run("convert", os.path.join(os.path.dirname(DATA), "..", "golden", "climb_cubecl.trace"),
+                src, "--to", "jsonl")
+        self.assertExit(r, 0)
+        with open(src) as f:
+            lines = f.readlines()
+        nameless = [l.replace(',"name":"P/step"', "") for l in lines]
+        self.assertGreater(sum(a != b for a, b in zip(nameless, lines)), 10)
+        bad = self.path("nameless.jsonl")
+        with open(bad, "w") as f:
+            f.writelines(nameless)
+        r = run("analyze", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("check", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("info", bad)
+        self.assertExit(r, 3)
+        self.assertIn("required field 'name'", r.stdout)
+
+
 class CutTraces(Base):
     def cut(self):
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
