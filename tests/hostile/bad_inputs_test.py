@@ -260,6 +260,19 @@ class CutTraces(Base):
         r = run("diff", flat, cut, "--fail-on-divergence", "--quiet")
         self.assertExit(r, 3)
 
+    def test_export_of_iterations_beyond_the_readable_part_is_a_damaged_trace(self):
+        cut, whole = self.cut()
+        out = self.path("p.json")
+        r = run("export", cut, "--perfetto", out, "--iterations", "400:450", "--quiet")
+        self.assertExit(r, 3)
+        self.assertIn("not readable", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        r = run("export", whole, "--perfetto", out, "--iterations", "600:650", "--quiet")
+        self.assertExit(r, 2)  # the whole trace has 500: asking for more is a usage error
+        r = run("export", cut, "--perfetto", out, "--iterations", "10:20", "--quiet")
+        self.assertExit(r, 3)  # exported what was readable, and says the trace is cut
+        self.assertTrue(os.path.exists(out))
+
 
 def main():
     loader = unittest.TestLoader()
