@@ -38,10 +38,12 @@
 #include "interposer/capture_state.h"
 #include "interposer/clock.h"
 #include "interposer/config.h"
+#include "interposer/cuda_code.h"
 #include "interposer/driver_api.h"
 #include "interposer/host_sampler.h"
 #include "interposer/log.h"
 #include "interposer/modules.h"
+#include "interposer/python_frames.h"
 #include "interposer/reentry_guard.h"
 #include "interposer/sampler.h"
 #include "interposer/state.h"
@@ -320,6 +322,9 @@ void OnTick(void*, int64_t now) noexcept {
       (g_last_mappings_ns == 0 || MappingsChanged())) {
     g_last_mappings_ns = now;
     RecordMappings();
+    RefreshCudaRuntimeCode();
+    if (g_config.python_stacks)
+      RefreshPythonSupport();
   }
   if (!cupti)
     return;
@@ -528,7 +533,9 @@ bool StartRecorderOnce() {
     }
   }
 
-  LocateOwnCode();
+  RefreshCudaRuntimeCode();
+  if (g_config.python_stacks)
+    RefreshPythonSupport();
   g_start_ns = ClockNs();
   SetBaseNs(g_start_ns);
   RecorderOptions options;

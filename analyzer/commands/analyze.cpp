@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
@@ -31,13 +32,14 @@ const std::vector<util::OptionSpec> kOptions = {
     {"min-share", "S",
      "an accumulator explains a range from this share of its growth (default 0.25)"},
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
-    {"symbols", "DIR", "look for the ELF files of recorded mappings in DIR first", true},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
     "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
-    "                       [--symbols DIR] [--quiet]";
+    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--quiet]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -114,8 +116,7 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
   if (*top < 0)
     return util::UsageError("--top wants N ≥ 0");
   o->top = static_cast<int>(*top);
-  o->symbol_dirs = args.GetAll("symbols");
-  return absl::OkStatus();
+  return ApplyCallSiteOptions(args, o);
 }
 
 }  // namespace

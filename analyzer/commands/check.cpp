@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
 #include "util/args.h"
@@ -34,13 +35,16 @@ const std::vector<util::OptionSpec> kOptions = {
      true},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"quiet", nullptr, "no progress bar"},
 };
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
-    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]";
+    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]\n"
+    "                     [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
     "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
@@ -80,6 +84,8 @@ int RunCheck(int argc, char** argv) {
   }
   limits.ranges = args->GetAll("range");
   analysis::AnalyzeOptions options;
+  if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+    return util::ReportError("check", s);
   options.iteration = args->Get("iteration");
   options.top = 0;  // every accumulator: a limit must see all of them
   const std::string warmup = args->Get("warmup", "auto");

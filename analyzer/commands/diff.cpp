@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
 #include "util/args.h"
@@ -28,13 +29,16 @@ const std::vector<util::OptionSpec> kOptions = {
     {"count-tolerance-pct", "X", "counts diverge beyond max(0.5, X% of their level) (default 1)"},
     {"persist", "N", "iterations a difference must last to count (default: max(3, aligned/50))"},
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME] [--time-tolerance-pct "
     "X]\n"
     "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] "
-    "[--quiet]";
+    "[--quiet]\n"
+    "                        [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -88,6 +92,8 @@ int RunDiff(int argc, char** argv) {
   bool partial = false;
   for (int i = 0; i < 2; ++i) {
     analysis::AnalyzeOptions options;
+    if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+      return util::ReportError("diff", s);
     options.iteration = args->Get("iteration");
     options.top = 0;
     options.progress = [&bar, label = labels[i]](const analysis::Progress& p) {
