@@ -39,12 +39,13 @@ def pending(branch, why):
 
 
 class Result:
-    def __init__(self, returncode, stdout, stderr, max_rss_bytes, seconds):
+    def __init__(self, returncode, stdout, stderr, max_rss_bytes, seconds, cpu_seconds):
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
         self.max_rss_bytes = max_rss_bytes
         self.seconds = seconds
+        self.cpu_seconds = cpu_seconds
 
 
 def run(*args, cwd=None, timeout=300, env=None):
@@ -76,7 +77,7 @@ def run(*args, cwd=None, timeout=300, env=None):
     p.returncode = os.waitstatus_to_exitcode(status)
     return Result(p.returncode, chunks["out"].decode("utf-8", "replace"),
                   chunks["err"].decode("utf-8", "replace"), usage.ru_maxrss * 1024,
-                  time.monotonic() - start)
+                  time.monotonic() - start, usage.ru_utime + usage.ru_stime)
 
 
 def data(name):
@@ -203,6 +204,99 @@ class TerminalEscapes(Base):
         self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
 
 
+class JsonLinesStrictness(Base):
+    def test_integers_that_would_wrap_stop_the_read(self):
+        trace = data("terminal-escapes-and-int-wrap.jsonl")
+        out = self.path("x.trace")
+        r = run("convert", trace, out)
+        self.assertExit(r, 3)
+        self.assertIn("line 39", r.stderr)
+        self.assertRegex(r.stderr, "field '(tid|grid)'")
+        r = run("convert", out, "-", "--to", "jsonl")
+        self.assertExit(r, 0)
+        self.assertNotIn("tid_wraps_to_1", r.stdout)  # converted up to the damage, no further
+        self.assertEqual(len(r.stdout.splitlines()), 1 + 37)
+        r = run("info", trace)
+        self.assertExit(r, 3)
+
+    def test_push_without_name_is_corrupt_not_a_flat_run(self):
+        src = self.path("climb.jsonl")
+        r = run("convert", os.path.join(os.path.dirname(DATA), "..", "golden", "climb_cubecl.trace"),
+                src, "--to", "jsonl")
+        self.assertExit(r, 0)
+        with open(src) as f:
+            lines = f.readlines()
+        nameless = [l.replace(',"name":"P/step"', "") for l in lines]
+        self.assertGreater(sum(a != b for a, b in zip(nameless, lines)), 10)
+        bad = self.path("nameless.jsonl")
+        with open(bad, "w") as f:
+            f.writelines(nameless)
+        r = run("analyze", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("check", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("info", bad)
+        self.assertExit(r, 3)
+        self.assertIn("required field 'name'", r.stdout)
+
+
+HEADER = ('{"ev":"header","ts":0,"format":"1.0","producer":"t","clock":"synthetic",'
+          '"base_clock_ns":0,"base_realtime_ns":0}\n')
+
+# The shapes of data/make_scale_inputs.py, at any size n.
+SHAPES = {
+    "threads": lambda n: ('{"ev":"push","ts":%d,"tid":%d,"name":"r"}\n' % (2 * i, i + 1)
+                          for i in range(n)),
+    "unclosed": lambda n: ('{"ev":"push","ts":%d,"tid":1,"name":"n%d"}\n' % (i, i)
+                           for i in range(n)),
+    "domains": lambda n: ('{"ev":"push","ts":%d,"tid":1,"name":"r","domain":"d%d"}\n' % (i, i)
+                          for i in range(n)),
+    "kernels": lambda n: ('{"ev":"launch","ts":%d,"dur":5,"tid":1,"kernel":"k%d","stream":"0x10"}\n'
+                          % (i * 10, i) for i in range(n)),
+}
+
+
+def write_shape(path, shape, n):
+    with open(path, "w") as f:
+        f.write(HEADER)
+        f.writelines(SHAPES[shape](n))
+
+
+class Scale(Base):
+    """Memory per open range, domain, thread and kernel name; time linear in each (issue #14:
+    ~512 KB per open range, quadratic time in threads)."""
+
+    def test_open_ranges_and_domains_cost_little_memory(self):
+        for name in ("mem-5000-open-ranges.jsonl", "mem-5000-domains.jsonl"):
+            r = run("analyze", data(name), "--json", "/dev/null", "--quiet")
+            self.assertExit(r, 0)
+            if not SANITIZED:  # was 2.6 GB each
+                self.assertLess(r.max_rss_bytes, 256 << 20, name)
+
+    def cpu_seconds(self, shape, n, command="analyze"):
+        path = self.path(f"{shape}-{n}.jsonl")
+        write_shape(path, shape, n)
+        args = [command, path, "--quiet"] + (["--json", "/dev/null"] if command == "analyze" else [])
+        r = run(*args)
+        self.assertExit(r, 0 if command == "analyze" else 3)  # too short a trace for a gate
+        if not SANITIZED:
+            self.assertLess(r.max_rss_bytes, 1 * GIB, (shape, n))
+        return r.cpu_seconds
+
+    def test_time_is_linear_in_threads_ranges_domains_and_kernels(self):
+        # Doubling the input must not come near quadrupling the time. CPU time, not wall time,
+        # and the better of two tries, so a busy machine does not fail the test.
+        sizes = {"threads": 40000, "unclosed": 60000, "domains": 60000, "kernels": 40000}
+        for shape, n in sizes.items():
+            for command in (("analyze", "check") if shape == "threads" else ("analyze",)):
+                ratios = []
+                for _ in range(2):
+                    small = self.cpu_seconds(shape, n, command)
+                    large = self.cpu_seconds(shape, 2 * n, command)
+                    ratios.append(large / max(small, 0.05))
+                self.assertLess(min(ratios), 3.0, f"{command} {shape}: {ratios}")
+
+
 class CutTraces(Base):
     def cut(self):
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
@@ -223,6 +317,19 @@ class CutTraces(Base):
         flat = os.path.join(os.path.dirname(whole), "h200-cubecl-flat.trace")
         r = run("diff", flat, cut, "--fail-on-divergence", "--quiet")
         self.assertExit(r, 3)
+
+    def test_export_of_iterations_beyond_the_readable_part_is_a_damaged_trace(self):
+        cut, whole = self.cut()
+        out = self.path("p.json")
+        r = run("export", cut, "--perfetto", out, "--iterations", "400:450", "--quiet")
+        self.assertExit(r, 3)
+        self.assertIn("not readable", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        r = run("export", whole, "--perfetto", out, "--iterations", "600:650", "--quiet")
+        self.assertExit(r, 2)  # the whole trace has 500: asking for more is a usage error
+        r = run("export", cut, "--perfetto", out, "--iterations", "10:20", "--quiet")
+        self.assertExit(r, 3)  # exported what was readable, and says the trace is cut
+        self.assertTrue(os.path.exists(out))
 
 
 def main():
