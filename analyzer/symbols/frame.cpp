@@ -109,6 +109,33 @@ std::string ShortFunctionName(const std::string& fn) {
       }
     }
   }
+  // Rust: drop a trailing turbofish ("step::<u32>" → "step"), and name an inherent impl by its
+  // type ("<mycrate::model::Trainer>::step" → "Trainer::step"), as legacy mangling prints them.
+  if (s.size() > 3 && s.back() == '>') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == '>')
+        ++depth;
+      if (s[i] == '<' && --depth == 0) {
+        if (i >= 2 && s.compare(i - 2, 2, "::") == 0)
+          s.resize(i - 2);
+        break;
+      }
+    }
+  }
+  if (!s.empty() && s[0] == '<') {
+    int depth = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '<')
+        ++depth;
+      if (s[i] == '>' && --depth == 0) {
+        const std::string inside = s.substr(1, i - 1);
+        if (inside.find(" as ") == std::string::npos && s.compare(i + 1, 2, "::") == 0)
+          s = inside + s.substr(i + 1);
+        break;
+      }
+    }
+  }
   // Keep the last two "::" components, ignoring separators inside <...>.
   std::vector<size_t> seps;
   int angle = 0;
