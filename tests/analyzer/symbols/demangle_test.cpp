@@ -90,6 +90,8 @@ TEST(ShortFunctionName, KeepsTheLastTwoComponents) {
   EXPECT_EQ(ShortFunctionName("std::vector<int, std::allocator<int> >"),
             "std::vector<int, std::allocator<int> >");
   EXPECT_EQ(ShortFunctionName("operator<"), "operator<");
+  EXPECT_EQ(ShortFunctionName("<svg onload=\"x()\">::alloc"), "<svg onload=\"x()\">::alloc")
+      << "only Rust type paths lose their brackets";
 }
 
 }  // namespace
