@@ -6,6 +6,7 @@
 #include <cstring>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <vector>
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "symbols/demangle.h"
+#include "symbols/dwarf_functions.h"
 
 namespace cuclimb::analysis {
 namespace {
@@ -117,17 +119,61 @@ struct ModuleSymbols::Impl {
     uint64_t offset, vaddr, filesz;
     bool exec;
   };
+  struct Symbol {
+    uint64_t addr, size;
+    const char* name;  // owned by libdwfl's ELF data
+  };
   std::string debug_path;
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
   std::vector<Segment> segments;
   int dwarf = -1;  // −1 unknown, 0 absent, 1 present
+  // Function symbols by address, built on first use: libdwfl's own address lookup scans the
+  // whole table for every address (libtorch has ~10^5 symbols).
+  bool symbols_built = false;
+  std::vector<Symbol> symbols;
+  DwarfFunctions functions;
+
+  const char* SymbolAt(uint64_t vaddr);
 
   ~Impl() {
     if (dwfl != nullptr)
       dwfl_end(dwfl);
   }
 };
+
+const char* ModuleSymbols::Impl::SymbolAt(uint64_t vaddr) {
+  if (!symbols_built) {
+    symbols_built = true;
+    const int count = dwfl_module_getsymtab(mod);
+    for (int i = 1; i < count; ++i) {
+      GElf_Sym sym;
+      GElf_Addr addr = 0;
+      GElf_Word shndx = 0;
+      const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, nullptr, nullptr);
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if (name != nullptr && name[0] != '\0' && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+          shndx != SHN_UNDEF && addr != 0) {
+        symbols.push_back({addr, sym.st_size, name});
+      }
+    }
+    std::sort(symbols.begin(), symbols.end(), [](const Symbol& a, const Symbol& b) {
+      return a.addr != b.addr ? a.addr < b.addr : a.size > b.size;
+    });
+  }
+  auto it = std::upper_bound(symbols.begin(), symbols.end(), vaddr,
+                             [](uint64_t v, const Symbol& s) { return v < s.addr; });
+  if (it == symbols.begin())
+    return nullptr;
+  // The last symbol starting at or before vaddr (the largest of equals); a symbol without a
+  // size (assembly) reaches up to the next one.
+  const auto next = it;
+  const uint64_t start = std::prev(it)->addr;
+  while (it != symbols.begin() && std::prev(it)->addr == start) --it;
+  const uint64_t end =
+      it->size != 0 ? it->addr + it->size : (next != symbols.end() ? next->addr : UINT64_MAX);
+  return vaddr < end ? it->name : nullptr;
+}
 
 ModuleSymbols::ModuleSymbols(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModuleSymbols::~ModuleSymbols() = default;
@@ -198,10 +244,7 @@ bool ModuleSymbols::has_dwarf() {
 
 std::vector<Frame> ModuleSymbols::Symbolize(uint64_t vaddr) {
   std::vector<Frame> out;
-  GElf_Off offset = 0;
-  GElf_Sym sym;
-  const char* symbol =
-      dwfl_module_addrinfo(impl_->mod, vaddr, &offset, &sym, nullptr, nullptr, nullptr);
+  const char* symbol = impl_->SymbolAt(vaddr);
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(impl_->mod, vaddr, &bias);
   std::string file;
@@ -209,24 +252,19 @@ std::vector<Frame> ModuleSymbols::Symbolize(uint64_t vaddr) {
   if (Dwfl_Line* l = dwfl_module_getsrc(impl_->mod, vaddr); l != nullptr)
     file = SourcePath(dwfl_lineinfo(l, nullptr, &line, nullptr, nullptr, nullptr), cu);
   if (cu != nullptr) {
-    Dwarf_Die* scopes = nullptr;
-    const int n = dwarf_getscopes(cu, vaddr - bias, &scopes);
-    for (int i = 0; i < n; ++i) {
-      const int tag = dwarf_tag(&scopes[i]);
-      if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-        continue;
+    std::vector<Dwarf_Die> chain = impl_->functions.ChainAt(cu, vaddr - bias);
+    for (Dwarf_Die& scope : chain) {
+      const bool inlined = dwarf_tag(&scope) == DW_TAG_inlined_subroutine;
       Frame f;
-      f.function = DieName(&scopes[i]);
+      f.function = DieName(&scope);
       f.file = file;
       f.line = line;
-      f.inlined = tag == DW_TAG_inlined_subroutine;
+      f.inlined = inlined;
       f.symbolized = !f.function.empty();
       out.push_back(std::move(f));
-      if (tag == DW_TAG_subprogram)
-        break;
-      CallSite(&scopes[i], cu, &file, &line);  // the outer function's line is the call's
+      if (inlined)
+        CallSite(&scope, cu, &file, &line);  // the outer function's line is the call's
     }
-    free(scopes);
   }
   if (out.empty() || out.back().inlined) {
     // No DWARF function here (assembly, a library built without -g): the symbol alone, or as

@@ -82,6 +82,16 @@ TEST(ShortFunctionName, KeepsTheLastTwoComponents) {
   EXPECT_EQ(ShortFunctionName("ns::Pool<std::vector<int>>::Take(unsigned long) const"),
             "Pool<std::vector<int>>::Take");
   EXPECT_EQ(ShortFunctionName("main"), "main");
+  EXPECT_EQ(ShortFunctionName("<leaky::model::Trainer>::step::<u32>"), "Trainer::step");
+  EXPECT_EQ(ShortFunctionName("leaky::model::Trainer::step"), "Trainer::step");
+  EXPECT_EQ(ShortFunctionName("<leaky::Trainer as leaky::Alloc>::grab"),
+            "<leaky::Trainer as leaky::Alloc>::grab");
+  EXPECT_EQ(ShortFunctionName("mycrate::foo::<&[u8], (i32, bool)>"), "mycrate::foo");
+  EXPECT_EQ(ShortFunctionName("std::vector<int, std::allocator<int> >"),
+            "std::vector<int, std::allocator<int> >");
+  EXPECT_EQ(ShortFunctionName("operator<"), "operator<");
+  EXPECT_EQ(ShortFunctionName("<svg onload=\"x()\">::alloc"), "<svg onload=\"x()\">::alloc")
+      << "only Rust type paths lose their brackets";
 }
 
 }  // namespace

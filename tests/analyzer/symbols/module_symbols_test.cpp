@@ -260,6 +260,54 @@ TEST_F(ModuleSymbolsTest, MissingFileAndAnotherBuild) {
   }
 }
 
+// rustc's output (v0 mangling; legacy names are in demangle_test): names demangled by libiberty,
+// lines from its DWARF, an lld-style layout whose code segment's addresses and file offsets differ.
+TEST(ModuleSymbols, RustProgram) {
+  const std::string exe = Env("SYMBOLS_RUST_FIXTURE");
+  if (exe.empty())
+    GTEST_SKIP() << "no Rust compiler at configure time";
+  uint64_t step = 0, grab = 0;
+  std::vector<Range> maps;
+  FILE* p = popen(exe.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char line[512];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    char what[32] = {};
+    unsigned long long a = 0, b = 0, c = 0;
+    const int n = std::sscanf(line, "%31s %llx %llx %llx", what, &a, &b, &c);
+    const std::string w = what;
+    if (w == "step" && n >= 2)
+      step = a;
+    else if (w == "grab" && n >= 2)
+      grab = a;
+    else if (w == "maps" && n == 4)
+      maps.push_back({a, b, c});
+  }
+  pclose(p);
+  ASSERT_TRUE(step != 0 && grab != 0 && !maps.empty());
+  Symbolizer s;
+  for (const Range& r : maps) s.AddMapping(exe, r.base, r.size, r.offset);
+  trace::StringTable strings;
+  // A function's address + 1 stands for a return address inside it (pc − 1 is looked up).
+  const Frame f = s.Resolve(format::PcFrame(step + 1), strings);
+  EXPECT_EQ(f.function, "<rust_fixture::Trainer>::step::<u32>") << FormatFrame(f);
+  EXPECT_EQ(f.frame_class, FrameClass::kUser);
+  EXPECT_EQ(fs::path(f.file).filename(), "rust_fixture.rs") << FormatFrame(f);
+  EXPECT_GT(f.line, 0);
+  // grab's first instruction is Vec::len, inlined: the chain ends in grab.
+  const std::vector<Frame> g = s.ResolveAll(format::PcFrame(grab + 1), strings);
+  ASSERT_FALSE(g.empty());
+  EXPECT_EQ(g.back().function, "<rust_fixture::Trainer as rust_fixture::Alloc>::grab")
+      << FormatFrame(g.back());
+  EXPECT_FALSE(g.back().inlined);
+  if (g.size() > 1) {
+    EXPECT_TRUE(g[0].inlined);
+    EXPECT_EQ(g[0].frame_class, FrameClass::kSystem) << FormatFrame(g[0]);
+  }
+  const std::string label = FrameLabel(f);
+  EXPECT_EQ(label.rfind("Trainer::step (rust_fixture.rs:", 0), 0u) << label;
+}
+
 TEST(ModuleSymbols, AddressesOutsideEverySymbol) {
   auto m = ModuleSymbols::Open(Env("SYMBOLS_FIXTURE"), "");
   ASSERT_TRUE(m.ok()) << m.status();
