@@ -108,7 +108,8 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     a_.last_ts = ev.ts;
   ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
-    if (ev.tid != last_record_tid_) {
+    // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
+    if (ev.tid != last_record_tid_ || last_record_ == nullptr) {
       last_record_ = &a_.threads[ev.tid];
       last_record_tid_ = ev.tid;
     }

@@ -256,9 +256,11 @@ bool JsonLinesReader::Next(Event* ev) {
           for (const json& fr : val) {
             if (!fr.is_string()) return bad("a list of frame strings");
             const std::string s = fr.get<std::string>();
+            // A frame word holds a return address of 63 bits (the lowest tags string frames):
+            // larger "0x..." text stays text rather than losing its top bit.
             uint64_t pc = 0;
-            frames.push_back(ParseHexString(s, &pc) ? format::PcFrame(pc)
-                                                    : format::StringFrame(strings_.Intern(s)));
+            const bool is_pc = ParseHexString(s, &pc) && pc < (uint64_t{1} << 63);
+            frames.push_back(is_pc ? format::PcFrame(pc) : format::StringFrame(strings_.Intern(s)));
           }
           format::SetSlot(ev, f->slot, stacks_.Intern(frames));
           break;

@@ -297,6 +297,95 @@ class Scale(Base):
                 self.assertLess(min(ratios), 3.0, f"{command} {shape}: {ratios}")
 
 
+I64MAX, I64MIN, U64MAX, U32MAX = 2**63 - 1, -2**63, 2**64 - 1, 2**32 - 1
+
+
+def extreme_events():
+    """Every kind of event with its fields at their limits, at timestamps from INT64_MIN to
+    INT64_MAX and back: sums, differences and conversions of these overflow unless guarded."""
+    yield {"ev": "header", "ts": 0, "format": "1.0", "producer": "x", "clock": "synthetic",
+           "base_clock_ns": I64MAX, "base_realtime_ns": I64MIN}
+    for rep in range(12):
+        for ts in (I64MIN, -1, 0, 1, I64MAX // 2, I64MAX - 10, I64MAX):
+            big = I64MAX if rep % 2 else I64MIN
+            yield {"ev": "push", "ts": ts, "tid": U32MAX, "name": "iteration", "payload": big}
+            yield {"ev": "alloc", "ts": ts, "dur": U64MAX, "tid": U32MAX, "api": "a",
+                   "kind": "device", "addr": "0xffffffffffffffff", "size": U64MAX,
+                   "stream": "0x1", "device": 2**31 - 1, "pool": "0xffffffffffffffff",
+                   "corr": U64MAX}
+            yield {"ev": "alloc", "ts": ts, "dur": 1, "tid": 1, "api": "a", "kind": "pool",
+                   "addr": "0x%x" % (rep + 1), "size": 2**63, "stream": "0x1", "device": 0,
+                   "pool": "0x5"}
+            yield {"ev": "launch", "ts": ts, "dur": U64MAX, "tid": U32MAX, "kernel": "k",
+                   "stream": "0x1", "corr": rep + 1, "grid": [U32MAX] * 3,
+                   "block": [U32MAX, 1, 1], "smem": U64MAX}
+            yield {"ev": "kernel", "ts": ts, "dur": 2**63, "kernel": "k", "stream": "0x1",
+                   "corr": rep + 1, "device": 0, "grid": [U32MAX] * 3}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "pool.reserved", "value": big,
+                   "pool": "0x5"}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "pool.used", "value": I64MIN,
+                   "pool": "0x5"}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "device.free", "value": I64MAX}
+            yield {"ev": "api", "ts": ts, "dur": U64MAX, "tid": U32MAX,
+                   "name": "cuStreamSynchronize", "result": I64MIN}
+            yield {"ev": "sync", "ts": ts, "dur": 2**63, "tid": U32MAX, "kind": "stream",
+                   "api": "cuStreamSynchronize"}
+            yield {"ev": "copy", "ts": ts, "dur": U64MAX, "tid": 1, "kind": "htod",
+                   "api": "cuMemcpy", "size": U64MAX}
+            yield {"ev": "overhead", "ts": ts, "dur": U64MAX, "tid": 0, "self_ns": big,
+                   "events": U64MAX}
+            yield {"ev": "drops", "ts": ts, "count": big, "reason": "ring_full"}
+            yield {"ev": "create", "ts": ts, "dur": U64MAX, "tid": 1, "type": "stream",
+                   "handle": "0xffffffffffffffff"}
+            yield {"ev": "vmm", "ts": ts, "dur": U64MAX, "tid": 1, "op": "create",
+                   "size": U64MAX, "handle": "0x%x" % (rep + 7)}
+            yield {"ev": "vmm", "ts": ts, "dur": U64MAX, "tid": 1, "op": "map",
+                   "addr": "0xffffffffffffff00", "size": U64MAX, "handle": "0x%x" % (rep + 7)}
+            yield {"ev": "free", "ts": ts, "dur": U64MAX, "tid": 1, "api": "f",
+                   "addr": "0x%x" % (rep + 1), "size": U64MAX}
+            yield {"ev": "pop", "ts": ts, "tid": U32MAX}
+            yield {"ev": "process", "ts": ts, "pid": big, "cmd": "x", "driver": U64MAX,
+                   "cupti": U64MAX, "rank": U64MAX, "ppid": U64MAX}
+            yield {"ev": "device", "ts": ts, "device": 2**31 - 1, "name": "d", "total": U64MAX,
+                   "cc": big}
+            yield {"ev": "sample", "ts": ts, "tid": 1, "stack": ["0xffffffffffffffff", "f"]}
+
+
+class ExtremeValues(Base):
+    """Every field at its limits through every command: no crash, no sanitizer report (the
+    sanitizer build runs this), no wrapped value on the way (issue #14's UBSan findings)."""
+
+    def test_every_command_on_extreme_values(self):
+        jsonl = self.path("extremes.jsonl")
+        with open(jsonl, "w") as f:
+            for e in extreme_events():
+                f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        binary = self.path("extremes.trace")
+        self.assertExit(run("convert", jsonl, binary), 0)
+        back = self.path("back.jsonl")
+        self.assertExit(run("convert", binary, back), 0)
+        with open(jsonl) as a, open(back) as b:
+            self.assertEqual(a.read().splitlines()[1:], b.read().splitlines()[1:],
+                             "binary conversion changed a value")
+        for trace in (jsonl, binary):
+            self.assertExit(run("info", trace), 0)
+            self.assertExit(run("info", trace, "--json"), 0)
+            self.assertExit(run("analyze", trace, "--json", self.path("r.json"),
+                                "--html", self.path("r.html")), 0)
+            self.assertExit(run("export", trace, "--perfetto", self.path("p.json"), "--quiet"), 0)
+            self.assertExit(run("export", trace, "--perfetto", self.path("p.json"),
+                                "--iterations", "1:3", "--quiet"), 0)
+            self.assertExit(run("diff", trace, jsonl, "--json", self.path("d.json"),
+                                "--html", self.path("d.html")), 0)
+            r = run("check", trace, "--max-growth", "any=0", "--max-growth", "live_bytes=0")
+            self.assertNoSanitizerReport(r)
+            self.assertIn(r.returncode, (0, 1, 3))
+            with open(self.path("r.json")) as f:
+                json.load(f)
+            with open(self.path("p.json")) as f:
+                json.load(f)
+
+
 class CutTraces(Base):
     def cut(self):
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")

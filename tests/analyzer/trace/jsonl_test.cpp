@@ -204,6 +204,26 @@ TEST(JsonLinesTest, RequiredFieldsMustBePresent) {
   EXPECT_EQ(ReadAll(R"({"ev":"push","ts":1,"tid":0,"name":""})" "\n").size(), 1u);
 }
 
+// A frame word holds 63 bits of address: "0xffffffffffffffff" lost its top bit (read back as
+// 0x7fffffffffffffff after conversion); it stays a text frame now.
+TEST(JsonLinesTest, FrameAddressesBeyond63BitsStayText) {
+  const std::string in =
+      R"({"ev":"sample","ts":1,"tid":1,"stack":["0x7fffffffffffffff","0xffffffffffffffff","f"]})"
+      "\n";
+  auto reader = TraceReader::FromBuffer(in);
+  ASSERT_TRUE(reader.ok());
+  Event ev{};
+  ASSERT_TRUE((*reader)->Next(&ev));
+  const auto frames = (*reader)->stacks().Get(ev.stack);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_FALSE(format::IsStringFrame(frames[0]));
+  EXPECT_EQ(format::FrameValue(frames[0]), 0x7fffffffffffffffu);
+  EXPECT_TRUE(format::IsStringFrame(frames[1]));
+  std::string out;
+  AppendEventLine(ev, (*reader)->strings(), (*reader)->stacks(), &out);
+  EXPECT_EQ(out, in);
+}
+
 TEST(JsonLinesTest, StringsAreEscaped) {
   std::string out;
   AppendJsonString("a\"b\\c\n\x01 é", &out);
