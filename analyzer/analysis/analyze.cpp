@@ -37,9 +37,9 @@ struct PassState {
   std::deque<trace::Event> pending;
 
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options) {
+            const AnalyzeOptions& options, const FrameClassifier& classifier) {
     reader = std::move(r);
-    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
+    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
     aggregator =
@@ -84,7 +84,8 @@ void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int
 }
 
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, const AnalyzeOptions& options) {
+                                      int count, const AnalyzeOptions& options,
+                                      const FrameClassifier& classifier) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   SegmentStats stats(reader.get(), options.iteration);
   std::vector<trace::Event> prefix;
@@ -101,7 +102,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options);
+  pass.Init(std::move(reader), choice, options, classifier);
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
@@ -128,7 +129,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> again, open());
     PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options);
+    second.Init(std::move(again), final_choice, options, classifier);
     events = 0;
     while (raw2->Next(&ev)) {
       second.Feed(ev);
@@ -159,12 +160,14 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
                                             const AnalyzeOptions& options) {
   if (factories.empty())
     return absl::InvalidArgumentError("no trace to analyse");
+  CUCLIMB_ASSIGN_OR_RETURN(const FrameClassifier classifier,
+                           FrameClassifier::Create(options.frames_internal));
   analysis::Report report;
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
   for (int i = 0; i < count; ++i) {
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
-                           count, options);
+                           count, options, classifier);
     if (!rank.ok()) {
       return absl::Status(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
                                                              rank.status().message()));
@@ -173,8 +176,18 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
   }
   MergeRanks(options, &report);
   bool climbing = false;
-  for (const RangeReport& r : report.ranges) climbing |= r.climbing;
+  for (const RangeReport& r : report.ranges) {
+    if (r.sets_verdict && !climbing) {
+      report.cause = r.cause;
+      report.cause.range = r.name;
+    }
+    climbing |= r.sets_verdict;
+  }
   for (const RankReport& r : report.ranks) {
+    if (r.climbing && !climbing)
+      report.cause = r.cause;
+    if (report.cause.kind.empty() && !r.cause.kind.empty())
+      report.cause = r.cause;  // "machine" on a flat run
     climbing |= r.climbing;
     report.partial |= r.trace.partial;
     for (const std::string& n : r.notes) {

@@ -230,6 +230,14 @@ void MergeRanks(const AnalyzeOptions& options, Report* report) {
     m.trend = ComputeTrend(m.total_ms, to);
     m.climbing =
         m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
+    // Materiality, steadiness and cause come from the steepest rank: the rank whose climb the
+    // others wait for.
+    m.iteration_share_pct = steepest->iteration_share_pct;
+    m.material = steepest->material;
+    m.steady = steepest->steady;
+    m.climb_start_iteration = steepest->climb_start_iteration;
+    m.cause = steepest->cause;
+    m.sets_verdict = m.climbing && steepest->sets_verdict;
     m.decomposition = steepest->decomposition;
     m.explained_by.assign(explained.begin(), explained.end());
     if (steepest->climbing) {
@@ -256,18 +264,21 @@ void MergeRanks(const AnalyzeOptions& options, Report* report) {
   for (const auto& [id, list] : by_id) {
     Accumulator a = *list[0].second;
     double growth = 0, bytes = 0;
-    std::set<std::string> explains;
+    std::set<std::string> explains, likely;
     for (const auto& [index, acc] : list) {
       growth += acc->growth_per_iter / static_cast<double>(list.size());
       bytes += acc->bytes_per_iter / static_cast<double>(list.size());
       a.p_value = std::max(a.p_value, acc->p_value);
       explains.insert(acc->explains.begin(), acc->explains.end());
+      likely.insert(acc->likely_cause_of.begin(), acc->likely_cause_of.end());
       report->accumulator_ranks[id].push_back(job_ranks[static_cast<size_t>(index)]);
     }
     std::sort(report->accumulator_ranks[id].begin(), report->accumulator_ranks[id].end());
     a.growth_per_iter = growth;
     a.bytes_per_iter = bytes;
     a.explains.assign(explains.begin(), explains.end());
+    for (const std::string& x : explains) likely.erase(x);
+    a.likely_cause_of.assign(likely.begin(), likely.end());
     a.by_rank = AccumulatorByRank(a, ranks, job_ranks);
     report->accumulators.push_back(std::move(a));
   }
