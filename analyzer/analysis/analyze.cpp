@@ -191,7 +191,9 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     climbing |= r.climbing;
     report.partial |= r.trace.partial;
     for (const std::string& n : r.notes) {
-      report.notes.push_back(count > 1 ? absl::StrCat("rank ", r.index, ": ", n) : n);
+      report.notes.push_back(
+          count > 1 ? absl::StrCat("rank ", report.job_ranks[static_cast<size_t>(r.index)], ": ", n)
+                    : n);
     }
   }
   report.verdict = climbing ? "climbing" : "flat";

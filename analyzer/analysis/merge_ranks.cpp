@@ -224,27 +224,42 @@ void MergeRanks(const AnalyzeOptions& options, Report* report) {
       }
       explained.insert(r->explained_by.begin(), r->explained_by.end());
     }
+    // The rank that speaks for the range: the straggler, whose own work the others wait for,
+    // when there is one; otherwise the rank where the range climbs most.
+    m.by_rank = internal::ClimbsByRank(name, ranks, job_ranks, gpu, to);
+    const char* why = "steepest";
+    if (m.by_rank.pattern == "straggler") {
+      for (const auto& [index, r] : list) {
+        if (job_ranks[static_cast<size_t>(index)] == m.by_rank.straggler) {
+          steepest = r;
+          steepest_rank = index;
+          why = "the straggler";
+        }
+      }
+    }
     m.tid = steepest->tid;
     m.total_ms = MeanSeries(totals, al);
     m.count = MeanSeries(counts, al);
     m.trend = ComputeTrend(m.total_ms, to);
     m.climbing =
         m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
-    // Materiality, steadiness and cause come from the steepest rank: the rank whose climb the
-    // others wait for.
+    // Materiality, steadiness and cause come from that rank.
     m.iteration_share_pct = steepest->iteration_share_pct;
     m.material = steepest->material;
     m.steady = steepest->steady;
     m.climb_start_iteration = steepest->climb_start_iteration;
     m.cause = steepest->cause;
+    if (!m.cause.summary.empty() && ranks.size() > 1) {
+      m.cause.summary = absl::StrCat("on rank ", job_ranks[static_cast<size_t>(steepest_rank)],
+                                     " (", why, "): ", m.cause.summary);
+    }
     m.sets_verdict = m.climbing && steepest->sets_verdict;
     m.decomposition = steepest->decomposition;
     m.explained_by.assign(explained.begin(), explained.end());
     if (steepest->climbing) {
-      m.where_time_goes = absl::StrCat("rank ", job_ranks[static_cast<size_t>(steepest_rank)],
-                                       " (steepest): ", steepest->where_time_goes);
+      m.where_time_goes = absl::StrCat("rank ", job_ranks[static_cast<size_t>(steepest_rank)], " (",
+                                       why, "): ", steepest->where_time_goes);
     }
-    m.by_rank = internal::ClimbsByRank(name, ranks, job_ranks, gpu, to);
     report->ranges.push_back(std::move(m));
   }
   std::sort(report->ranges.begin(), report->ranges.end(),

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "detect/collectives.h"
+#include "detect/stats.h"
 #include "report/text_report.h"
 
 namespace cuclimb::analysis::internal {
@@ -22,14 +23,63 @@ constexpr double kWaitShare = 0.5;
 constexpr double kWaitOfStraggler = 0.25;
 // ... and the rank's own work grows by at most this share of the straggler's.
 constexpr double kOwnOfStraggler = 0.5;
+// A rank's host waits for peers when its collectives' GPU time grows by at least this share of
+// the host's wait.
+constexpr double kGpuConfirms = 0.5;
 
 double Slope(const Component& c) {
   return c.trend.tested ? c.trend.slope_per_iter : 0;
 }
 
-double Slope(const Series& s, const TrendOptions& options) {
-  const Trend t = ComputeTrend(s, options);
-  return t.tested ? t.slope_per_iter : 0;
+// Growth per iteration of a GPU time series, from iteration `from` on, over the timed iterations
+// only: carrying levels across untimed ones would add ties that pull a Theil–Sen slope to zero.
+// Every iteration timed: the usual trend (binned when long). Otherwise Theil–Sen on the timed
+// points (binned into kMaxPoints when there are more). Sampled timing is dense at the start
+// (iterations 1, 2, 4, …) and sparse after, so a long warm-up can leave too few points: then the
+// points from the second iteration on are used, the first carrying the set-up.
+double GpuSlope(const Series& s, const std::vector<bool>& timed, int64_t from,
+                const TrendOptions& options) {
+  constexpr size_t kMinTimedPoints = 5, kMaxPoints = 256;
+  std::vector<double> x, y;
+  auto collect = [&](size_t start) {
+    x.clear();
+    y.clear();
+    for (size_t i = start; i < s.size(); ++i) {
+      if (i < timed.size() && timed[i]) {
+        x.push_back(static_cast<double>(i));
+        y.push_back(s[i]);
+      }
+    }
+  };
+  collect(static_cast<size_t>(std::max<int64_t>(from, 0)));
+  if (x.size() < kMinTimedPoints && from > 1) {
+    from = 1;
+    collect(1);
+  }
+  if (x.size() < kMinTimedPoints)
+    return 0;
+  if (x.size() + static_cast<size_t>(std::max<int64_t>(from, 0)) == s.size()) {
+    TrendOptions o = options;
+    o.warmup = from;
+    const Trend t = ComputeTrend(s, o);
+    return t.tested ? t.slope_per_iter : 0;
+  }
+  if (x.size() > kMaxPoints) {
+    std::vector<double> bx(kMaxPoints, 0.0), by(kMaxPoints, 0.0), count(kMaxPoints, 0.0);
+    for (size_t k = 0; k < x.size(); ++k) {
+      const size_t b = k * kMaxPoints / x.size();
+      bx[b] += x[k];
+      by[b] += y[k];
+      count[b] += 1;
+    }
+    for (size_t b = 0; b < kMaxPoints; ++b) {
+      bx[b] /= count[b];
+      by[b] /= count[b];
+    }
+    x = std::move(bx);
+    y = std::move(by);
+  }
+  return stats::TheilSen(x, y).slope;
 }
 
 const RangeReport* FindRange(const RankReport& rank, const std::string& name) {
@@ -50,21 +100,27 @@ RankClimb Measure(const RangeReport& range, const RankGpuTime& gpu, const TrendO
   c.host_ms_per_iter = Slope(d.host);
   c.api_ms_per_iter = Slope(d.api);
   c.sync_ms_per_iter = Slope(d.sync);
-  TrendOptions o = options;
-  o.warmup = range.trend.warmup;  // the range's own cut, so that the slopes compare
+  // The range's own warm-up cut, so that the slopes compare.
   c.collectives = gpu.collectives;
   c.collectives_timed = gpu.collectives_timed;
-  c.collective_ms_per_iter = Slope(gpu.collective_ms, o);
-  c.compute_ms_per_iter = Slope(gpu.compute_ms, o);
+  c.collective_ms_per_iter = GpuSlope(gpu.collective_ms, gpu.timed, range.trend.warmup, options);
+  c.compute_ms_per_iter = GpuSlope(gpu.compute_ms, gpu.timed, range.trend.warmup, options);
   // Waiting for a peer shows twice: the collectives' GPU time grows (they spin) and the range's
-  // host waits as long in synchronization or blocking calls. Both are needed, and the range's
-  // own growth bounds it: a rank whose collectives spin longer but whose range does not wait
-  // (the wait lands in another range) does not wait in this one. Without kernel timing the
-  // host's wait is all there is to go by.
-  const double host_wait = std::max(0.0, c.sync_ms_per_iter + c.api_ms_per_iter);
-  const double gpu_wait = c.collectives_timed ? std::max(0.0, c.collective_ms_per_iter)
-                                              : (c.collectives ? host_wait : 0.0);
-  c.wait_ms_per_iter = std::min({gpu_wait, host_wait, std::max(0.0, c.wall_ms_per_iter)});
+  // host waits as long in synchronization or blocking calls, bounded by the range's own growth
+  // (a rank whose collectives spin longer but whose range does not wait, because the wait lands
+  // in another range, does not wait in this one). The host's wait is measured every iteration;
+  // the GPU's only where kernels were timed, often a sample. So the GPU says whether the host
+  // waits for peers (its collectives grow by at least kGpuConfirms of the host's wait, rather
+  // than its own kernels getting slower) and the host says how long; a GPU growth short of that
+  // bounds the wait. Without kernel timing the host's wait is all there is to go by.
+  const double host_wait = std::min(std::max(0.0, c.sync_ms_per_iter + c.api_ms_per_iter),
+                                    std::max(0.0, c.wall_ms_per_iter));
+  if (!c.collectives)
+    c.wait_ms_per_iter = 0;
+  else if (!c.collectives_timed || c.collective_ms_per_iter >= kGpuConfirms * host_wait)
+    c.wait_ms_per_iter = host_wait;
+  else
+    c.wait_ms_per_iter = std::max(0.0, c.collective_ms_per_iter);
   c.own_ms_per_iter = c.wall_ms_per_iter - c.wait_ms_per_iter;
   return c;
 }
@@ -130,15 +186,16 @@ RankGpuTime GpuTimeOf(const RankReport& rank) {
   const size_t n = static_cast<size_t>(std::max<int64_t>(rank.iterations.count, 0));
   g.collective_ms.assign(n, 0.0);
   g.compute_ms.assign(n, 0.0);
+  g.timed.assign(n, false);
   for (const KernelRow& k : rank.kernels) {
     const bool collective = IsCollectiveKernel(k.name);
     g.collectives |= collective && k.launches > 0;
-    if (k.executions == 0)
-      continue;
-    g.collectives_timed |= collective;
+    g.collectives_timed |= collective && k.executions > 0;
     Series& into = collective ? g.collective_ms : g.compute_ms;
-    for (size_t i = 0; i < n && i < k.mean_us.size() && i < k.launches_per_iter.size(); ++i)
-      into[i] += k.mean_us[i] * k.launches_per_iter[i] * 1e-3;
+    for (size_t i = 0; i < n && i < k.gpu_ms_per_iter.size(); ++i) {
+      into[i] += k.gpu_ms_per_iter[i];
+      g.timed[i] = g.timed[i] || k.gpu_ms_per_iter[i] > 0;
+    }
   }
   return g;
 }

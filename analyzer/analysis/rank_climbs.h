@@ -20,11 +20,12 @@
 
 namespace cuclimb::analysis::internal {
 
-// GPU time per iteration (ms) of one rank's kernels, collectives apart, from the kernel table:
-// mean GPU time per launch (carried over iterations whose kernels were not timed, so sampled
-// kernel timing gives a level every iteration) × launches in the iteration.
+// GPU time per iteration (ms) of one rank's kernels, collectives apart, from the kernel table,
+// and which iterations had their kernels timed: with sampled kernel timing (CUCLIMB_KERNELS=
+// sampled) only some are, and growth is measured on those alone.
 struct RankGpuTime {
   Series collective_ms, compute_ms;
+  std::vector<bool> timed;         // by iteration: some kernel of the iteration was timed
   bool collectives = false;        // the rank launches collective kernels
   bool collectives_timed = false;  // ... and some were timed
 };

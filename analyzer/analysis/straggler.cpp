@@ -17,6 +17,8 @@ namespace {
 // An accumulator is the straggler's when its growth there exceeds the waiting ranks' mean by at
 // least this share of it: it lives on the straggler alone, or mostly.
 constexpr double kMostlyThere = 0.5;
+// A range of the straggler carries its climb when it grows by at least this share of it.
+constexpr double kCarriesClimb = 0.5;
 
 std::string PerIter(double ms) {
   return absl::StrCat(ms >= 0 ? "+" : "-", FormatMs(std::fabs(ms)), "/iter");
@@ -91,8 +93,29 @@ void OwnGrowth(const RankReport& rank, const RangeReport& range, const RankClimb
   }
 }
 
-// The accumulators that grow on the straggler more than on the ranks that wait, and explain (or
-// are the likely cause of) its climb of the range.
+// Whether `a` explains (or is the likely cause of) the straggler's climb of `range`, or of a range
+// of the straggler that carries at least half of that climb: the part of the step where the
+// extra work sits (the forward where kept tensors cost host time) follows the accumulator more
+// cleanly than the whole step, whose time on the straggler still has the other ranks' stalls in
+// it (a checkpoint on rank 0 stalls the next all-reduce everywhere).
+bool ExplainsClimb(const RankReport& rank, const Accumulator& a, const std::string& range,
+                   double own_ms_per_iter) {
+  for (const Explanation& e : a.explanations) {
+    if (e.verdict != kExplains && e.verdict != kLikelyCause)
+      continue;
+    if (e.range == range)
+      return true;
+    const RangeReport* part = FindRange(rank, e.range);
+    if (part != nullptr && part->climbing &&
+        part->trend.slope_per_iter >= kCarriesClimb * own_ms_per_iter) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The accumulators that grow on the straggler more than on the ranks that wait, and explain its
+// climb.
 void Accumulators(const Report& report, const RankReport& rank, const std::string& range,
                   const std::vector<int>& waiting, Straggler* s) {
   for (const Accumulator& merged : report.accumulators) {
@@ -110,11 +133,8 @@ void Accumulators(const Report& report, const RankReport& rank, const std::strin
     }
     bool explains = false;
     for (const Accumulator& own : rank.accumulators) {
-      if (own.id != merged.id)
-        continue;
-      for (const Explanation& e : own.explanations) {
-        explains |= e.range == range && (e.verdict == "explains" || e.verdict == "likely_cause");
-      }
+      if (own.id == merged.id)
+        explains |= ExplainsClimb(rank, own, range, s->own_ms_per_iter);
     }
     if (!explains)
       continue;
