@@ -200,6 +200,7 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
   to.min_iterations = options.thresholds.min_iterations;
   to.warmup = options.thresholds.warmup;
   to.max_points = 256;
+  to.max_warmup_share = options.thresholds.max_warmup_share;
   for (const auto& [name, list] : by_name) {
     RangeReport m;
     m.name = name;
@@ -291,24 +292,31 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     report.ranks.push_back(std::move(*rank));
   }
   MergeRanks(options, &report);
+  // The verdict: a range that sets it, across ranks or in one. The cause: the strongest of the
+  // ranks' (an accumulator that explains, then one that is the likely cause, then any other
+  // program cause), else the first merged range that sets the verdict, else machine drift.
   bool climbing = false;
+  auto strength = [](const Cause& c) {
+    if (c.kind == kCauseAccumulator)
+      return c.verdict == kExplains ? 3 : 2;
+    return c.kind.empty() || c.kind == kCauseMachine ? 0 : 1;
+  };
+  for (const RankReport& r : report.ranks) {
+    const bool stronger = strength(r.cause) > strength(report.cause);
+    if ((r.climbing && (!climbing || stronger)) || (report.cause.kind.empty() && !r.climbing))
+      report.cause = r.cause;
+    climbing |= r.climbing;
+    report.partial |= r.trace.partial;
+    for (const std::string& n : r.notes) {
+      report.notes.push_back(count > 1 ? absl::StrCat("rank ", r.index, ": ", n) : n);
+    }
+  }
   for (const RangeReport& r : report.ranges) {
     if (r.sets_verdict && !climbing) {
       report.cause = r.cause;
       report.cause.range = r.name;
     }
     climbing |= r.sets_verdict;
-  }
-  for (const RankReport& r : report.ranks) {
-    if (r.climbing && !climbing)
-      report.cause = r.cause;
-    if (report.cause.kind.empty() && !r.cause.kind.empty())
-      report.cause = r.cause;  // "machine" on a flat run
-    climbing |= r.climbing;
-    report.partial |= r.trace.partial;
-    for (const std::string& n : r.notes) {
-      report.notes.push_back(count > 1 ? absl::StrCat("rank ", r.index, ": ", n) : n);
-    }
   }
   report.verdict = climbing ? "climbing" : "flat";
   return report;
