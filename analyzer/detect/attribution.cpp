@@ -22,6 +22,9 @@ constexpr double kOnsetTolerance = 0.05;  // of the window, at least kOnsetMinTo
 constexpr int64_t kOnsetMinTolerance = 3;
 constexpr double kMidRun = 0.1;  // an onset beyond this share of the window is informative
 constexpr int kMaxLag = 3;
+constexpr size_t kRBin = 8;  // iterations per bin for r
+constexpr double kEvenRatio = 0.5;       // host and call growth within 2x of each other
+constexpr double kEvenCallsShare = 0.1;  // of the range's time, inside CUDA calls
 // Above this many iterations the pair is binned into means (cost, not robustness).
 constexpr size_t kMaxPoints = 4096;
 
@@ -120,6 +123,15 @@ bool HasPath(const std::string& kind, const Decomposition& d) {
   return false;
 }
 
+bool ScalesEvenly(const Decomposition& d) {
+  const Trend &host = d.host.trend, &api = d.api.trend;
+  if (!host.tested || !api.tested || host.change_pct <= 0 ||
+      api.first < kEvenCallsShare * d.wall.trend.first)
+    return false;
+  return api.change_pct >= kEvenRatio * host.change_pct &&
+         host.change_pct >= kEvenRatio * api.change_pct;
+}
+
 Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresholds& th) {
   Explanation e;
   e.range = range.name;
@@ -147,7 +159,16 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
     t = std::move(bt);
   }
   const stats::OlsResult fit = stats::Ols(x, y);
-  e.r = fit.r;
+  // Whether R moves with C at all is judged on means of bins of at least kRBin iterations: a
+  // periodic pattern (an optimizer step every 4th iteration) averages out instead of drowning
+  // the common movement.
+  {
+    const size_t bins = std::max<size_t>(1, x.size() / kRBin);
+    std::vector<double> bx, by, unused;
+    stats::BinMeans(x, bins, &unused, &bx);
+    stats::BinMeans(y, bins, &unused, &by);
+    e.r = bx.size() >= 6 ? stats::Pearson(bx, by) : fit.r;
+  }
   e.r_index = stats::Pearson(x, t);
   const stats::PartialResult partial = stats::PartialCorrelation(y, x, t);
   e.partial_r = partial.r;
@@ -179,7 +200,7 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
   const Decomposition& d = range.decomposition;
   if (d.wall.delta_ms > 0 && FamilyCallsDelta(info, d) >= kCallsMin * d.wall.delta_ms)
     e.mechanism = "calls";
-  else if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d))
+  else if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d) && !ScalesEvenly(d))
     e.mechanism = "host";
   const Onsets on = OnsetsOf(range, c, static_cast<int64_t>(from), static_cast<int64_t>(n));
   e.onset_aligned = on.informative && on.aligned;
@@ -217,7 +238,13 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
     return e;
   }
   if (e.mechanism.empty()) {
-    if (!HasPath(c.kind, d)) {
+    if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d)) {
+      e.reason = absl::StrFormat(
+          "both rise in straight lines, but the range's host code and its CUDA calls grew by the "
+          "same proportion (%+.0f%% and %+.0f%%), as when the machine slows down, not as when "
+          "state costs host time next to some calls",
+          d.host.trend.change_pct, d.api.trend.change_pct);
+    } else if (!HasPath(c.kind, d)) {
       e.reason = absl::StrFormat(
           "both rise in straight lines, but the range makes no calls through which %s could cost "
           "it time",

@@ -7,8 +7,9 @@
 // cannot carry a correlation):
 //  - share = b × ΔC / ΔR, b the least-squares slope of R on C and Δ the robust first → last
 //    change of each (medians of the first and last tenth), clamped to [0, 1];
-//  - r, the correlation of R and C; r_index, of C and the index; partial_r / partial_p, of R
-//    and C given the index (Fisher z).
+//  - r, the correlation of R and C on means of bins of 8 iterations (periodic patterns average
+//    out); r_index, of C and the index; partial_r / partial_p, of R and C given the index
+//    (Fisher z), per iteration.
 // Verdicts, strongest first:
 //  1. "unrelated" when R does not move with C (r < 0.3) or too few iterations remain.
 //  2. "correlated_only" when C accounts for less than min_share of R's growth.
@@ -56,6 +57,11 @@ Explanation Explain(const RangeReport& range, const Accumulator& candidate,
 // Fraction of a range's growth (decomposition deltas) that is host-side: (Δhost + Δapi) / Δwall,
 // clamped to [0, 1]; 0 when the wall time does not grow.
 double HostSideShare(const Decomposition& d);
+
+// Whether the range's host code and its CUDA calls grew by the same proportion (within 2x, the
+// calls carrying at least a tenth of its time): the signature of a machine that runs slower, not
+// of state that costs host time next to some calls.
+bool ScalesEvenly(const Decomposition& d);
 
 // Whether the range makes calls through which the candidate's state can cost it time.
 bool HasPath(const std::string& kind, const Decomposition& d);
