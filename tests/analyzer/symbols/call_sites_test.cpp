@@ -224,7 +224,7 @@ TEST(CallSites, OtherSitesKeepTheirOwnLines) {
       "device_allocations: Mlp.forward (model.py:13) <- train_step (train.py:29)",
       "device_allocations: train_step (train.py:31) <- main (train.py:60)",
       "device_allocations: save_checkpoint (train.py:50) <- main (train.py:63)",
-      // Autograd's thread has no user frame: its first frames outside CUDA.
+      // Autograd's thread has no user frame: its outermost framework frames.
       "device_allocations: (anonymous namespace)::mallocAsync <- Engine::thread_main",
       // The pin-memory thread runs only torch and the standard library.
       "pinned_allocations: pin_memory (pin_memory.py:18) <- _pin_memory_loop (pin_memory.py:55)",
