@@ -94,6 +94,11 @@ TEST(FrameClasses, FrameworksByModuleAndBySymbol) {
   EXPECT_EQ(Classify(Native("cublasLtMatmul", "libcublasLt.so.13")), FrameClass::kFramework);
   EXPECT_EQ(Classify(Native("ncclAllReduce", "libnccl.so.2")), FrameClass::kFramework);
   EXPECT_EQ(Classify(Native("trainer::model::Mlp::forward", "trainer")), FrameClass::kUser);
+  EXPECT_EQ(Classify(Unsymbolized("__triton_launcher.so",
+                                  "/root/.triton/cache/ab12/__triton_launcher.so")),
+            FrameClass::kFramework);
+  EXPECT_EQ(Classify(Python("py:call@/tmp/torchinductor_root/xy/cxyz.py:120")),
+            FrameClass::kFramework);
 }
 
 TEST(FrameClasses, RuntimesAndInterpreter) {
