@@ -462,16 +462,16 @@ absl::StatusOr<std::string> ToHtml(const Report& report, const HtmlOptions& opti
       Json accs = Json::array();
       for (const Accumulator& a : report.accumulators) {
         auto it = report.accumulator_ranks.find(a.id);
-        accs.push_back(Json{
-            {"rank", a.rank},
-            {"id", a.id},
-            {"kind", a.kind},
-            {"key", a.key},
-            {"growth_per_iter", Num(a.growth_per_iter)},
-            {"unit", a.unit},
-            {"explains", a.explains},
-            {"ranks", it == report.accumulator_ranks.end() ? Json::array() : Json(it->second)},
-            {"lives_on", LivesOn(a)}});
+        accs.push_back(
+            Json{{"rank", a.rank},
+                 {"id", a.id},
+                 {"kind", a.kind},
+                 {"key", a.key},
+                 {"growth_per_iter", Num(a.growth_per_iter)},
+                 {"unit", a.unit},
+                 {"explains", a.explains},
+                 {"ranks", it == report.accumulator_ranks.end() ? Json::array() : Json(it->second)},
+                 {"lives_on", LivesOn(a)}});
       }
       data["accumulators"] = std::move(accs);
     }
