@@ -304,7 +304,8 @@ bool BinaryReader::DecodeEvent(uint8_t type, const uint8_t* p, const uint8_t* en
     if (p == nullptr) return CorruptRecord(absl::StrCat("field '", f.json, "' truncated"));
     switch (f.coding) {
       case Coding::kTime:
-        state_.prev_ts += format::UnZigZag(v);
+        state_.prev_ts = static_cast<int64_t>(static_cast<uint64_t>(state_.prev_ts) +
+                                              static_cast<uint64_t>(format::UnZigZag(v)));
         ev->ts = state_.prev_ts;
         break;
       case Coding::kUInt:

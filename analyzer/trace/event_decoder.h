@@ -41,7 +41,9 @@ inline bool DecodeField(const uint8_t*& p, const uint8_t* end, format::Event* ev
     p = format::GetVarint(p, end, &v);
     if (p == nullptr) return false;
     if constexpr (f.coding == Coding::kTime) {
-      st->prev_ts += format::UnZigZag(v);
+      // Modulo 2^64, as the encoder took the delta (no signed overflow on any input).
+      st->prev_ts = static_cast<int64_t>(static_cast<uint64_t>(st->prev_ts) +
+                                         static_cast<uint64_t>(format::UnZigZag(v)));
       ev->ts = st->prev_ts;
     } else if constexpr (f.coding == Coding::kUInt) {
       format::SetSlot(ev, f.slot, v);

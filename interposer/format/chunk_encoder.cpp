@@ -83,7 +83,9 @@ bool ChunkEncoder::Add(const Event& ev) {
     const FieldSpec& f = spec.fields[i];
     switch (f.coding) {
       case Coding::kTime:
-        p = PutVarint(p, ZigZag(ev.ts - prev_ts_));
+        // Modulo 2^64, as the reader adds it back: any two timestamps have a delta.
+        p = PutVarint(p, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(ev.ts) -
+                                                     static_cast<uint64_t>(prev_ts_))));
         prev_ts_ = ev.ts;
         break;
       case Coding::kUInt:
