@@ -30,6 +30,7 @@ TrendOptions Context::Options(double resolution, int64_t warmup) const {
   o.warmup = warmup == -2 ? th.warmup : warmup;
   o.resolution = resolution;
   o.max_points = 256;
+  o.max_warmup_share = th.max_warmup_share;
   return o;
 }
 
@@ -328,6 +329,7 @@ void Ranges(Context& ctx, RankReport* report) {
     r.trend = ctx.TrendOf(r.total_ms, 0);
     r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
     const int64_t w = r.trend.warmup;
+    r.climb_start_iteration = r.climbing ? GrowthOnset(r.total_ms, w) : w;
     Decomposition& d = r.decomposition;
     const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6),
                  sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
@@ -577,6 +579,7 @@ RankReport Assemble(const AssemblyInput& in) {
   }
   if (launches && !kernels)
     note("no GPU kernel records: GPU time is unknown (record with CUCLIMB_KERNELS=all)");
+  for (std::string& n : ctx.sym.Notes()) note(std::move(n));  // symbols missing from labels
   return report;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "interposer/format/event_accessors.h"
 #include "interposer/format/trace_format.h"
 #include "trace/event_kinds.h"
 #include "util/saturating.h"
@@ -427,13 +428,13 @@ void Aggregator::OnIdentity(const Event& ev) {
     case EventType::kProcess:
       if (!a_.process.seen) {
         a_.process.seen = true;
-        a_.process.pid = ev.value;
-        a_.process.rank = ev.corr > 0 ? static_cast<int64_t>(ev.corr) - 1 : -1;
+        a_.process.pid = format::ProcessPid(ev);
+        a_.process.rank = format::ProcessRank(ev);
         a_.process.cmd = ev.name;
         a_.process.host = ev.text;
         a_.process.exe = ev.api;
-        a_.process.driver = ev.size;
-        a_.process.cupti = ev.aux;
+        a_.process.driver = format::ProcessDriverVersion(ev);
+        a_.process.cupti = format::ProcessCuptiVersion(ev);
       }
       break;
     case EventType::kDevice: {
@@ -449,7 +450,8 @@ void Aggregator::OnIdentity(const Event& ev) {
       break;
     case EventType::kMapping:
       a_.mappings.push_back({ev.text, ev.addr, ev.size, ev.aux});
-      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux);
+      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux,
+                              std::string(reader_->Str(ev.name)));
       break;
     default:
       break;
