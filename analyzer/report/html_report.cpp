@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "report/html_data.h"
 #include "report_assets.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 namespace {
@@ -271,7 +272,7 @@ Json RankJson(const RankReport& r, SeriesBudget* budget) {
                     {"status_message", r.trace.status_message},
                     {"partial", r.trace.partial},
                     {"events", r.trace.events},
-                    {"duration_ns", r.trace.last_ts_ns - r.trace.first_ts_ns},
+                    {"duration_ns", util::SaturatingSub(r.trace.last_ts_ns, r.trace.first_ts_ns)},
                     {"repassed", r.trace.repassed}};
   j["process"] = Json{{"pid", r.process.pid},         {"rank", r.process.rank},
                       {"cmd", r.process.cmd},         {"host", r.process.host},

@@ -51,7 +51,7 @@ inline bool GatherField(Event* ev, ColumnState* cs, uint32_t n) {
   } else {
     const uint64_t w = GatherWord(c, n);
     if constexpr (f.coding == Coding::kTime) {
-      st->prev_ts += UnZigZag(w);
+      st->prev_ts = WrappingAdd(st->prev_ts, UnZigZag(w));
       ev->ts = st->prev_ts;
     } else if constexpr (f.coding == Coding::kUInt) {
       SetSlot(ev, f.slot, w);
