@@ -129,14 +129,13 @@ Json ClimbByRankJson(const RangeByRank& b) {
                          {"collectives", c.collectives},
                          {"collectives_timed", c.collectives_timed}});
   }
-  return Json{
-      {"pattern", b.pattern},
-      {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
-      {"inferred", b.inferred},
-      {"climbing", b.climbing},
-      {"waiting", b.waiting},
-      {"summary", b.summary},
-      {"ranks", std::move(ranks)}};
+  return Json{{"pattern", b.pattern},
+              {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
+              {"inferred", b.inferred},
+              {"climbing", b.climbing},
+              {"waiting", b.waiting},
+              {"summary", b.summary},
+              {"ranks", std::move(ranks)}};
 }
 
 Json StragglerJson(const Straggler& s) {
