@@ -8,6 +8,7 @@
 #include "interposer/format/event_accessors.h"
 #include "interposer/format/trace_format.h"
 #include "trace/event_kinds.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 
@@ -190,7 +191,7 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     case EventType::kDrops:
       SlotAdd(a_.drops, slot, static_cast<double>(ev.value));
-      a_.drops_by_reason[ev.text] += ev.value;
+      a_.drops_by_reason[ev.text] = util::SaturatingAdd(a_.drops_by_reason[ev.text], ev.value);
       break;
     case EventType::kRecording:
       if (ev.value == 0)
@@ -289,7 +290,8 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
   if (o.dup || !count)
     return;
   RangeSeries& r = a_.ranges[o.range];
-  SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
+  SlotAdd(r.total_ns, o.slot,
+          static_cast<double>(std::max<int64_t>(util::SaturatingSub(end_ts, o.start), 0)));
   SlotAdd(r.count, o.slot, 1);
 }
 

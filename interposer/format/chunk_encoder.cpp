@@ -118,7 +118,7 @@ bool ChunkEncoder::AddRow(const Event& ev) {
     const FieldSpec& f = spec.fields[i];
     switch (f.coding) {
       case Coding::kTime:
-        p = PutVarint(p, ZigZag(ev.ts - prev_ts_));
+        p = PutVarint(p, ZigZag(WrappingSub(ev.ts, prev_ts_)));
         prev_ts_ = ev.ts;
         break;
       case Coding::kUInt:
@@ -172,7 +172,7 @@ bool ChunkEncoder::AddColumns(const Event& ev) {
     uint64_t word = 0;
     switch (f.coding) {
       case Coding::kTime:
-        word = ZigZag(ev.ts - prev_ts_);
+        word = ZigZag(WrappingSub(ev.ts, prev_ts_));
         prev_ts_ = ev.ts;
         break;
       case Coding::kUInt:

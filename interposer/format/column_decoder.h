@@ -57,7 +57,7 @@ inline bool AssembleField(Event* ev, ColumnBatch* b, uint32_t k) {
   } else {
     const uint64_t w = words[k];
     if constexpr (f.coding == Coding::kTime) {
-      st->prev_ts += UnZigZag(w);
+      st->prev_ts = WrappingAdd(st->prev_ts, UnZigZag(w));
       ev->ts = st->prev_ts;
     } else if constexpr (f.coding == Coding::kUInt) {
       SetSlot(ev, f.slot, w);

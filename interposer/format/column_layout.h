@@ -64,7 +64,7 @@ constexpr uint64_t DeviceWord(int32_t device) {
   return ZigZag(static_cast<int64_t>(device) - kNoDevice);
 }
 constexpr int32_t DeviceFromWord(uint64_t word) {
-  return static_cast<int32_t>(UnZigZag(word) + kNoDevice);
+  return static_cast<int32_t>(WrappingAdd(UnZigZag(word), kNoDevice));
 }
 
 // Number of bytes a word needs (0 for 0).

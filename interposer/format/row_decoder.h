@@ -43,7 +43,7 @@ inline bool DecodeField(const uint8_t*& p, const uint8_t* end, Event* ev, Decode
     if (p == nullptr)
       return false;
     if constexpr (f.coding == Coding::kTime) {
-      st->prev_ts += UnZigZag(v);
+      st->prev_ts = WrappingAdd(st->prev_ts, UnZigZag(v));
       ev->ts = st->prev_ts;
     } else if constexpr (f.coding == Coding::kUInt) {
       SetSlot(ev, f.slot, v);
