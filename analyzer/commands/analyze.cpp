@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -117,19 +118,11 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
   return absl::OkStatus();
 }
 
-}  // namespace
-
-int RunAnalyze(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("analyze", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunAnalyze(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.empty()) {
     return util::ReportError(
-        "analyze", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+        "analyze", util::UsageError("expected at least one TRACE (see 'cuclimb analyze --help')"));
   }
   analysis::AnalyzeOptions options;
   if (absl::Status s = ParseOptions(*args, &options); !s.ok())
@@ -142,6 +135,8 @@ int RunAnalyze(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("analyze", report.status());
+  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
+    return util::ReportError("analyze", s);
   if (!json_path.empty()) {
     auto json = analysis::ToJson(*report);
     if (!json.ok())
@@ -169,5 +164,17 @@ int RunAnalyze(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kAnalyzeCommand = {
+    "analyze",
+    "find what accumulates and how much of the step-time climb it explains",
+    kUsage,
+    kDescription,
+    &kOptions,
+    nullptr,
+    util::ArgMode::kInterleaved,
+    RunAnalyze};
 
 }  // namespace cuclimb::commands

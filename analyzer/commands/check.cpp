@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -35,31 +36,26 @@ const std::vector<util::OptionSpec> kOptions = {
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
-    {"quiet", nullptr, "no progress bar"},
+    {"json", "FILE", "write the verdict as JSON (schema cuclimb.check/1) to FILE ('-' = stdout)"},
+    {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
-    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]";
+    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--json FILE]\n"
+    "                     [--quiet]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
-    "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
-    "docs/report-schema.md) on stdout. Exit status: 0 within the limits, 1 over a limit, 2 bad\n"
+    "compares the result with limits. Prints the verdict (every check, failures first) on\n"
+    "stdout; --json FILE writes it as JSON (schema cuclimb.check/1, docs/report-schema.md),\n"
+    "'--json -' on stdout instead. Exit status: 0 within the limits, 1 over a limit, 2 bad\n"
     "usage, 3 unreadable trace (or cut/damaged without --allow-partial). Without any limit, a\n"
     "significant climb above the analyzer's own threshold (5%) fails.";
 
-}  // namespace
-
-int RunCheck(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("check", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunCheck(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.empty()) {
     return util::ReportError(
-        "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+        "check", util::UsageError("expected at least one TRACE (see 'cuclimb check --help')"));
   }
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
@@ -93,10 +89,19 @@ int RunCheck(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("check", report.status());
-  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
-  if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits));
-      !s.ok()) {
+  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
     return util::ReportError("check", s);
+  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  const std::string json_path = args->Get("json");
+  if (!json_path.empty()) {
+    if (absl::Status s = util::WriteFile(json_path, analysis::CheckToJson(result, *report, limits));
+        !s.ok()) {
+      return util::ReportError("check", s);
+    }
+  }
+  if (!args->Has("quiet") && json_path != "-") {
+    if (absl::Status s = util::WriteFile("-", analysis::CheckToText(result, *report)); !s.ok())
+      return util::ReportError("check", s);
   }
   if (!result.pass) {
     int failures = 0;
@@ -113,5 +118,16 @@ int RunCheck(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kCheckCommand = {"check",
+                               "CI gate: exit 1 when a range climbs or state grows beyond limits",
+                               kUsage,
+                               kDescription,
+                               &kOptions,
+                               nullptr,
+                               util::ArgMode::kInterleaved,
+                               RunCheck};
 
 }  // namespace cuclimb::commands

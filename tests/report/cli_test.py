@@ -164,7 +164,7 @@ class DiffTest(Base):
 
 class CheckTest(Base):
     def check(self, *args):
-        r = run("check", *args)
+        r = run("check", *args, "--json", "-")
         return r, json.loads(r.stdout) if r.stdout else None
 
     def test_verdicts_and_exit_codes(self):
@@ -205,7 +205,7 @@ class ProgressTest(Base):
         self.assertEqual(r.stderr, "")
         primary, secondary = pty.openpty()
         try:
-            p = subprocess.run([CUCLIMB, "check", trace("flat.trace")], stdout=subprocess.PIPE,
+            p = subprocess.run([CUCLIMB, "check", trace("flat.trace"), "--json", "-"], stdout=subprocess.PIPE,
                                stderr=secondary, timeout=120)
             os.close(secondary)
             secondary = -1
