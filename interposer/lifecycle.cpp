@@ -38,6 +38,7 @@
 #include "interposer/capture_state.h"
 #include "interposer/clock.h"
 #include "interposer/config.h"
+#include "interposer/cuda_code.h"
 #include "interposer/driver_api.h"
 #include "interposer/host_sampler.h"
 #include "interposer/log.h"
@@ -320,6 +321,7 @@ void OnTick(void*, int64_t now) noexcept {
       (g_last_mappings_ns == 0 || MappingsChanged())) {
     g_last_mappings_ns = now;
     RecordMappings();
+    RefreshCudaRuntimeCode();
   }
   if (!cupti)
     return;
@@ -528,7 +530,7 @@ bool StartRecorderOnce() {
     }
   }
 
-  LocateOwnCode();
+  RefreshCudaRuntimeCode();
   g_start_ns = ClockNs();
   SetBaseNs(g_start_ns);
   RecorderOptions options;

@@ -9,13 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
 
 #include "interposer/clock.h"
-#include "interposer/stack.h"
 #include "interposer/writer/recorder.h"
 
 namespace cuclimb::interposer {
@@ -129,38 +127,6 @@ bool MappingsChanged() noexcept {
   bool changed = false;
   dl_iterate_phdr(VisitFirst, &changed);
   return changed;
-}
-
-void LocateOwnCode() noexcept {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&LocateOwnCode), &info) == 0 || info.dli_fbase == nullptr) {
-    return;
-  }
-  struct Range {
-    uintptr_t base;
-    uintptr_t begin;
-    uintptr_t end;
-  } range{reinterpret_cast<uintptr_t>(info.dli_fbase), 0, 0};
-  dl_iterate_phdr(
-      [](dl_phdr_info* phdr, size_t, void* arg) -> int {
-        auto* r = static_cast<Range*>(arg);
-        // dli_fbase is where the object is mapped: its load bias, since a shared object's first
-        // PT_LOAD starts at virtual address 0.
-        if (phdr->dlpi_addr != r->base)
-          return 0;
-        for (int i = 0; i < phdr->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = phdr->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0)
-            continue;
-          r->begin = phdr->dlpi_addr + ph.p_vaddr;
-          r->end = r->begin + ph.p_memsz;
-          return 1;
-        }
-        return 0;
-      },
-      &range);
-  if (range.end > range.begin)
-    SetOwnCodeRange(range.begin, range.end);
 }
 
 }  // namespace cuclimb::interposer
