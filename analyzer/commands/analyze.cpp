@@ -33,11 +33,12 @@ const std::vector<util::OptionSpec> kOptions = {
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
     {"symbols", "DIR", "look for the ELF files of recorded mappings in DIR first", true},
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
+    {"verbose", nullptr, "the full ranges table with slopes, p values and attribution statistics"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
     "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
-    "                       [--symbols DIR] [--quiet]";
+    "                       [--symbols DIR] [--quiet] [--verbose]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -152,7 +153,10 @@ int RunAnalyze(const util::ParsedArgs& parsed) {
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
+    analysis::TextOptions text;
+    text.verbose = args->Has("verbose");
+    text.html_path = html_path;
+    if (absl::Status s = util::WriteFile("-", analysis::ToText(*report, text)); !s.ok()) {
       return util::ReportError("analyze", s);
     }
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "report/headline.h"
 
 namespace cuclimb::analysis {
 
@@ -324,6 +325,17 @@ Json RankJson(const RankReport& r) {
   return j;
 }
 
+Json HeadlineJson(const Headline& h) {
+  Json next = Json::array();
+  for (const NextStep& n : h.next) next.push_back(Json{{"why", n.why}, {"command", n.command}});
+  return Json{{"what", h.what},
+              {"cause", h.cause},
+              {"where", h.where},
+              {"accumulator", h.accumulator != nullptr ? Json(h.accumulator->id) : Json(nullptr)},
+              {"range", h.range != nullptr ? Json(h.range->name) : Json(nullptr)},
+              {"next", std::move(next)}};
+}
+
 bool IsNumberLine(std::string_view line) {
   size_t i = line.find_first_not_of(' ');
   if (i == std::string_view::npos)
@@ -410,6 +422,7 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
                            {"min_share", R(t.min_share)},
                            {"min_separation", R(t.min_separation)}};
     j["iterations"] = IterationsJson(report.iterations, false);
+    j["headline"] = HeadlineJson(MakeHeadline(report));
     Json ranges = Json::array();
     for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
     j["ranges"] = std::move(ranges);

@@ -140,8 +140,10 @@ TEST(TextReport, TableAndAccumulatorLines) {
   EXPECT_NE(t.find("range"), std::string::npos);
   EXPECT_NE(t.find("P/step"), std::string::npos);
   EXPECT_NE(t.find("climbing"), std::string::npos);
-  EXPECT_NE(t.find("accumulators:\n  1. device_allocations"), std::string::npos) << t;
-  EXPECT_NE(t.find("explains iteration"), std::string::npos) << t;
+  EXPECT_NE(t.find("accumulators (state that grows every iteration):\n  1. device_allocations"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("explained by accumulator 1 (device_allocations"), std::string::npos) << t;
   EXPECT_NE(t.find("verdict: climbing"), std::string::npos);
   EXPECT_EQ(analysis::FormatMs(1.1734), "1.17 ms");
   EXPECT_EQ(analysis::FormatMs(0.85), "850 µs");

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// What climbs, why, where and what next (headline.h): sentences built from the report's fields,
+// never from its other sentences, so that they stay true when those change.
+#include "report/headline.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/text_report.h"
+
+namespace cuclimb::analysis {
+namespace {
+
+bool IsAllocationKind(const std::string& kind) {
+  return kind == "device_allocations" || kind == "pinned_allocations" ||
+         kind == "managed_allocations";
+}
+
+bool IsHandleKind(const std::string& kind) {
+  return kind == "streams" || kind == "events" || kind == "modules" || kind == "graphs";
+}
+
+// "2", "1.5", "0.25": a per-iteration count as people say it.
+std::string Count(double v) {
+  if (std::fabs(v - std::round(v)) < 0.05)
+    return absl::StrFormat("%.0f", std::round(v));
+  return absl::StrFormat("%.2g", v);
+}
+
+std::string Plural(double n, const std::string& word) {
+  return std::fabs(n - 1) < 0.05 ? word : word + "s";
+}
+
+// "(256 B, 512 B]" → "257–512 B"; other units keep both ends: "(1 KiB, 2 KiB]" → "1–2 KiB".
+std::string SizeClassText(const std::string& size_class) {
+  double lo = 0, hi = 0;
+  char lo_unit[8] = {}, hi_unit[8] = {};
+  if (std::sscanf(size_class.c_str(), "(%lf %7[A-Za-z], %lf %7[A-Za-z]]", &lo, lo_unit, &hi,
+                  hi_unit) != 4) {
+    return size_class;
+  }
+  const std::string lu = lo_unit, hu = hi_unit;
+  if (lu == "B" && hu == "B")
+    return absl::StrFormat("%g–%g B", lo + 1, hi);
+  if (lu == hu)
+    return absl::StrFormat("%g–%g %s", lo, hi, hu);
+  return absl::StrFormat("%g %s–%g %s", lo, lu, hi, hu);
+}
+
+// "of 512 B", "of 257–512 B", or "" when the sizes are not known.
+std::string SizePhrase(const Accumulator& a) {
+  if (!a.examples.empty()) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const HandleExample& e : a.examples) {
+      lo = std::min(lo, e.size_bytes);
+      hi = std::max(hi, e.size_bytes);
+    }
+    if (hi > 0) {
+      return lo == hi ? absl::StrCat("of ", FormatQuantity(static_cast<double>(lo), "bytes"))
+                      : absl::StrCat("of ", FormatQuantity(static_cast<double>(lo), "bytes"), "–",
+                                     FormatQuantity(static_cast<double>(hi), "bytes"));
+    }
+  }
+  if (a.size_classes.size() == 1)
+    return absl::StrCat("of ", SizeClassText(a.size_classes[0]));
+  if (a.bytes_per_iter > 0 && a.growth_per_iter > 0) {
+    return absl::StrCat("of about ", FormatQuantity(a.bytes_per_iter / a.growth_per_iter, "bytes"));
+  }
+  return "";
+}
+
+std::string ApiPrefix(const Accumulator& a) {
+  return a.apis.size() == 1 ? a.apis[0] + " " : "";
+}
+
+// "cuclimb-adam --allocator cubecl ..." with the program's directory left out when the line
+// would be long; "PROGRAM" when the trace did not record the command line.
+std::string ProgramCommand(const Report& report) {
+  if (report.ranks.empty())
+    return "PROGRAM";
+  const ProcessInfo& p = report.ranks[0].process;
+  std::string cmd = !p.cmd.empty() ? p.cmd : p.exe;
+  if (cmd.empty())
+    return "PROGRAM";
+  if (cmd.size() > 60 && cmd[0] == '/') {
+    const size_t space = cmd.find(' ');
+    const size_t slash = cmd.rfind('/', space);
+    if (slash != std::string::npos)
+      cmd = cmd.substr(slash + 1);
+  }
+  return cmd;
+}
+
+std::string TracePaths(const Report& report) {
+  std::string out;
+  for (const RankReport& r : report.ranks)
+    absl::StrAppend(&out, out.empty() ? "" : " ", r.trace.path);
+  return out.empty() ? "TRACE" : out;
+}
+
+const Accumulator* FindAccumulator(const Report& report, const std::string& id) {
+  for (const Accumulator& a : report.accumulators) {
+    if (a.id == id)
+      return &a;
+  }
+  return nullptr;
+}
+
+// The accumulator behind a climbing range: the first that explains it, else the first whose
+// growth it rises with (correlated only), else none.
+const Accumulator* CauseOf(const Report& report, const RangeReport& r, bool* explains) {
+  *explains = false;
+  for (const std::string& id : r.explained_by) {
+    if (const Accumulator* a = FindAccumulator(report, id)) {
+      *explains = true;
+      return a;
+    }
+  }
+  for (const Accumulator& a : report.accumulators) {
+    for (const Explanation& e : a.explanations) {
+      if (e.range == r.name && e.verdict != "unrelated")
+        return &a;
+    }
+  }
+  return nullptr;
+}
+
+// The range the verdict is about: of the climbing ranges, the one whose time grows most.
+const RangeReport* TopRange(const Report& report) {
+  const RangeReport* top = nullptr;
+  for (const RangeReport& r : report.ranges) {
+    if (!r.climbing)
+      continue;
+    const double growth = r.decomposition.wall.delta_ms > 0 ? r.decomposition.wall.delta_ms
+                                                            : r.trend.last - r.trend.first;
+    const double top_growth = top == nullptr ? -1
+                              : top->decomposition.wall.delta_ms > 0
+                                  ? top->decomposition.wall.delta_ms
+                                  : top->trend.last - top->trend.first;
+    if (growth > top_growth)
+      top = &r;
+  }
+  return top;
+}
+
+}  // namespace
+
+std::string StatePhrase(const Accumulator& a) {
+  const double n = a.growth_per_iter;
+  if (IsAllocationKind(a.kind)) {
+    const std::string memory = a.kind == "pinned_allocations"    ? "pinned "
+                               : a.kind == "managed_allocations" ? "managed "
+                                                                 : "";
+    std::string s = absl::StrCat(Count(n), " ", ApiPrefix(a), memory, Plural(n, "allocation"));
+    if (const std::string size = SizePhrase(a); !size.empty())
+      absl::StrAppend(&s, " ", size);
+    return absl::StrCat(s, " per iteration ", std::fabs(n - 1) < 0.05 ? "is" : "are",
+                        " not freed before the loop ends");
+  }
+  if (a.kind == "vmm_mappings") {
+    return absl::StrCat(Count(n), " VMM ", Plural(n, "mapping"),
+                        " per iteration stay mapped until the loop ends");
+  }
+  if (a.kind == "pool_reserved") {
+    return absl::StrCat("memory pool ", a.key, " reserves ",
+                        FormatQuantity(a.growth_per_iter, "bytes"),
+                        " more every iteration and does not release it");
+  }
+  if (IsHandleKind(a.kind)) {
+    const std::string singular = a.kind.substr(0, a.kind.size() - 1);
+    return absl::StrCat(Count(n), " ", Plural(n, singular), " per iteration (", a.key, ") ",
+                        std::fabs(n - 1) < 0.05 ? "is" : "are",
+                        " created and not destroyed before the loop ends");
+  }
+  if (a.kind == "nvtx_regions") {
+    return absl::StrCat(Count(n), " NVTX memory ", Plural(n, "region"), " per iteration ",
+                        std::fabs(n - 1) < 0.05 ? "is" : "are", " registered and not unregistered");
+  }
+  if (a.kind == "host_function") {
+    return absl::StrCat("the host function ", a.key, " takes ", Count(n),
+                        " more stack samples every iteration");
+  }
+  return absl::StrCat(a.kind, " ", a.key, " grows by ", FormatQuantity(n, a.unit), " per ",
+                      "iteration");
+}
+
+std::string TimePhrase(const RangeReport& r) {
+  const Decomposition& d = r.decomposition;
+  struct Part {
+    double delta;
+    std::string what;
+  };
+  const Component* top_api = nullptr;
+  for (const Component& c : d.by_api) {
+    if (top_api == nullptr || c.delta_ms > top_api->delta_ms)
+      top_api = &c;
+  }
+  const Component* top_sync = nullptr;
+  for (const Component& c : d.by_sync) {
+    if (top_sync == nullptr || c.delta_ms > top_sync->delta_ms)
+      top_sync = &c;
+  }
+  const Component* top_kernel = nullptr;
+  for (const Component& c : d.by_kernel) {
+    if (top_kernel == nullptr || c.delta_ms > top_kernel->delta_ms)
+      top_kernel = &c;
+  }
+  const std::vector<Part> parts = {
+      {d.host.delta_ms, "host code between CUDA calls"},
+      {d.api.delta_ms,
+       top_api != nullptr ? absl::StrCat("time inside ", top_api->name) : "time inside CUDA calls"},
+      {d.sync.delta_ms, top_sync != nullptr
+                            ? absl::StrCat("waiting for the GPU in ", top_sync->name)
+                            : "waiting for the GPU"},
+      {d.gpu.delta_ms, top_kernel != nullptr ? absl::StrCat("GPU time of ", top_kernel->name)
+                                             : "GPU time of its kernels"},
+  };
+  const Part* best = nullptr;
+  for (const Part& p : parts) {
+    if (p.delta > 0 && (best == nullptr || p.delta > best->delta))
+      best = &p;
+  }
+  return best == nullptr ? "" : best->what;
+}
+
+std::string ShrankPhrase(const RangeReport& r) {
+  const Decomposition& d = r.decomposition;
+  const double wall = d.wall.delta_ms;
+  if (wall <= 0)
+    return "";
+  std::string out;
+  const std::pair<double, const char*> parts[] = {{d.host.delta_ms, "host code"},
+                                                  {d.api.delta_ms, "CUDA calls"},
+                                                  {d.sync.delta_ms, "waiting for the GPU"}};
+  for (const auto& [delta, what] : parts) {
+    if (delta < -0.05 * wall) {
+      absl::StrAppend(&out, out.empty() ? "" : ", ", what, " −", FormatMs(-delta));
+    }
+  }
+  return out;
+}
+
+Headline MakeHeadline(const Report& report, const HeadlineOptions& options) {
+  Headline h;
+  const int64_t iterations = report.iterations.count;
+  const std::string traces = TracePaths(report);
+  const RangeReport* top = TopRange(report);
+  h.range = top;
+  int climbing = 0;
+  for (const RangeReport& r : report.ranges) climbing += r.climbing;
+
+  bool explains = false;
+  const Accumulator* acc = top != nullptr ? CauseOf(report, *top, &explains) : nullptr;
+  if (top == nullptr && !report.accumulators.empty())
+    acc = &report.accumulators.front();
+  h.accumulator = acc;
+
+  if (top != nullptr) {
+    h.what = absl::StrFormat("%s climbs %+.0f%% over %d iterations (%s → %s)", top->name,
+                             top->trend.change_pct, iterations, FormatMs(top->trend.first),
+                             FormatMs(top->trend.last));
+    if (climbing > 1)
+      absl::StrAppendFormat(&h.what, "; %d ranges climb", climbing);
+  } else if (iterations > 0) {
+    h.what = absl::StrFormat(
+        "nothing climbs: no range's time per iteration grows by %g%% or more over %d iterations",
+        report.thresholds.min_climb_pct, iterations);
+  } else {
+    h.what = "no iterations found: nothing to compare over time";
+  }
+
+  const std::string time = top != nullptr ? TimePhrase(*top) : "";
+  if (top != nullptr && acc != nullptr && explains) {
+    h.cause = absl::StrCat(StatePhrase(*acc));
+    if (!time.empty()) {
+      absl::StrAppend(&h.cause, "; the extra time is ", time,
+                      time == "host code between CUDA calls" ? ", next to that growing state" : "");
+    }
+    absl::StrAppend(&h.cause, ".");
+  } else if (top != nullptr && acc != nullptr) {
+    // Lead with what is known (where the time goes); the state that rises alongside comes second
+    // and is not called the cause.
+    h.cause = absl::StrCat(time.empty() ? "The extra time is spread over the range"
+                                        : absl::StrCat("The extra time is ", time),
+                           ". ", StatePhrase(*acc), ", but ", top->name,
+                           " does not follow the shape of that growth, so it is probably not the "
+                           "cause.");
+  } else if (top != nullptr) {
+    h.cause = absl::StrCat("No state grows per iteration",
+                           time.empty() ? "" : "; the extra time is ", time, ".");
+  } else if (acc != nullptr) {
+    h.cause = absl::StrCat(StatePhrase(*acc),
+                           ", but step time does not climb (yet): memory or handles creep.");
+  }
+  // Capitalize the sentence.
+  if (!h.cause.empty() && h.cause[0] >= 'a' && h.cause[0] <= 'z')
+    h.cause[0] = static_cast<char>(h.cause[0] - 'a' + 'A');
+
+  const std::string program = ProgramCommand(report);
+  const std::string first_trace = report.ranks.empty() ? "TRACE" : report.ranks[0].trace.path;
+  // Where: the call site of the state that explains the climb (a state that only rises alongside
+  // is not pointed at), or of the state that grows when nothing climbs.
+  if (acc != nullptr && (explains || top == nullptr)) {
+    const bool has_stack = !acc->site.frames.empty();
+    if (has_stack) {
+      h.where = acc->site.label;
+    } else {
+      h.where = "no call stack was recorded, so the call site is unknown";
+      h.next.push_back({"record again with call stacks to see where that state is kept alive",
+                        absl::StrCat("cuclimb record --stacks fp -- ", program)});
+    }
+  }
+  if (!options.html_path.empty()) {
+    h.next.push_back({"open the charts and the evidence in a browser",
+                      absl::StrCat("xdg-open ", options.html_path)});
+  } else {
+    h.next.push_back({"write the charts and the evidence as one HTML page",
+                      absl::StrCat("cuclimb analyze ", traces, " --html cuclimb-report.html")});
+  }
+  if (top != nullptr || acc != nullptr) {
+    h.next.push_back({"compare with a run that does not climb (before the change, or a fix)",
+                      absl::StrCat("cuclimb diff GOOD.trace ", first_trace)});
+  }
+  std::string check = absl::StrCat("cuclimb check ", traces, " --max-climb ",
+                                   absl::StrFormat("%g", report.thresholds.min_climb_pct));
+  if (acc != nullptr && acc->kind != "host_function")
+    absl::StrAppend(&check, " --max-growth ", acc->kind, "=0");
+  h.next.push_back(
+      {top != nullptr ? "fail CI when it comes back" : "fail CI if it starts to climb", check});
+  return h;
+}
+
+}  // namespace cuclimb::analysis
