@@ -157,8 +157,16 @@ std::string StatePhrase(const Accumulator& a) {
     std::string s = absl::StrCat(Count(n), " ", ApiPrefix(a), memory, Plural(n, "allocation"));
     if (const std::string size = SizePhrase(a); !size.empty())
       absl::StrAppend(&s, " ", size);
+    // The examples are survivors of the loop: never freed (−2), or freed in the tear-down.
+    bool never = !a.examples.empty(), teardown = !a.examples.empty();
+    for (const HandleExample& e : a.examples) {
+      never &= e.free_iteration == -2;
+      teardown &= e.free_iteration >= 0;
+    }
     return absl::StrCat(s, " per iteration ", std::fabs(n - 1) < 0.05 ? "is" : "are",
-                        " not freed before the loop ends");
+                        never      ? " never freed"
+                        : teardown ? " freed only after the loop ends"
+                                   : " not freed before the loop ends");
   }
   if (a.kind == "vmm_mappings") {
     return absl::StrCat(Count(n), " VMM ", Plural(n, "mapping"),
