@@ -71,7 +71,7 @@ Event Base(EventType type, const Call& c) {
 }
 
 uint32_t Stack() {
-  return CaptureStack(g_config.stacks, g_config.stack_depth);
+  return CaptureStack(g_config.stacks, g_config.stack_depth, g_config.python_stacks);
 }
 
 void Emit(const Event& ev) {

@@ -129,12 +129,22 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
     case OptionKey::kStacks:
       if (Equals(value, "off")) {
         config->stacks = StackMode::kOff;
+        config->python_stacks = false;
       } else if (Equals(value, "fp")) {
         config->stacks = StackMode::kFramePointer;
+        config->python_stacks = false;
       } else if (Equals(value, "unwind")) {
         config->stacks = StackMode::kUnwind;
+        config->python_stacks = false;
+      } else if (Equals(value, "python") || Equals(value, "python,fp") ||
+                 Equals(value, "fp,python")) {
+        config->stacks = StackMode::kFramePointer;
+        config->python_stacks = true;
+      } else if (Equals(value, "python,unwind") || Equals(value, "unwind,python")) {
+        config->stacks = StackMode::kUnwind;
+        config->python_stacks = true;
       } else {
-        return Fail(error, error_size, key, value, "off, fp or unwind");
+        return Fail(error, error_size, key, value, "off, fp, unwind, python or python,unwind");
       }
       return true;
     case OptionKey::kStackDepth:

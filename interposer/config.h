@@ -27,7 +27,8 @@ struct Config {
   uint32_t kernel_every = 32;
   bool api = true;
   MemoryActivity memory_activity = MemoryActivity::kSampled;
-  StackMode stacks = StackMode::kOff;
+  StackMode stacks = StackMode::kOff;  // native frames
+  bool python_stacks = false;          // Python frames merged in (CUCLIMB_STACKS=python[,unwind])
   uint32_t stack_depth = 32;
   uint32_t sample_hz = 0;
   uint32_t gauge_ms = 1000;

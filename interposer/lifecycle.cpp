@@ -43,6 +43,7 @@
 #include "interposer/host_sampler.h"
 #include "interposer/log.h"
 #include "interposer/modules.h"
+#include "interposer/python_frames.h"
 #include "interposer/reentry_guard.h"
 #include "interposer/sampler.h"
 #include "interposer/state.h"
@@ -322,6 +323,8 @@ void OnTick(void*, int64_t now) noexcept {
     g_last_mappings_ns = now;
     RecordMappings();
     RefreshCudaRuntimeCode();
+    if (g_config.python_stacks)
+      RefreshPythonSupport();
   }
   if (!cupti)
     return;
@@ -531,6 +534,8 @@ bool StartRecorderOnce() {
   }
 
   RefreshCudaRuntimeCode();
+  if (g_config.python_stacks)
+    RefreshPythonSupport();
   g_start_ns = ClockNs();
   SetBaseNs(g_start_ns);
   RecorderOptions options;

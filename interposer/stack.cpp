@@ -2,6 +2,7 @@
 // Stack walkers of stack.h.
 #include "interposer/stack.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <pthread.h>
@@ -9,6 +10,7 @@
 
 #include "interposer/cuda_code.h"
 #include "interposer/format/trace_format.h"
+#include "interposer/python_frames.h"
 #include "interposer/writer/recorder.h"
 
 namespace cuclimb::interposer {
@@ -190,9 +192,12 @@ size_t CollectStack(StackMode mode, uint32_t depth, uint64_t* frames) noexcept {
   return n;
 }
 
-uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept {
+uint32_t CaptureStack(StackMode mode, uint32_t depth, bool python) noexcept {
   uint64_t frames[format::kMaxStackFrames];
-  const size_t n = CollectStack(mode, depth, frames);
+  size_t n = CollectStack(mode, depth, frames);
+  if (python) {
+    n = MergePythonFrames(frames, n, std::min<size_t>(depth, format::kMaxStackFrames), 0);
+  }
   return n == 0 ? format::kNoStack : InternStack(frames, n);
 }
 
@@ -212,10 +217,13 @@ size_t CollectStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_
   return DropLeadingCudaFrames(frames, n);
 }
 
-uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp,
-                                 uint32_t depth) noexcept {
+uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth,
+                                 bool python) noexcept {
   uint64_t frames[format::kMaxStackFrames];
-  const size_t n = CollectStackFromContext(pc, sp, fp, depth, frames);
+  size_t n = CollectStackFromContext(pc, sp, fp, depth, frames);
+  if (python) {
+    n = MergePythonFrames(frames, n, std::min<size_t>(depth, format::kMaxStackFrames), pc);
+  }
   return n == 0 ? format::kNoStack : InternStack(frames, n);
 }
 

@@ -43,8 +43,9 @@ size_t WalkFramePointers(uintptr_t fp, uintptr_t low, uintptr_t high, uint64_t* 
 size_t CollectStack(StackMode mode, uint32_t depth, uint64_t* frames) noexcept;
 
 // Captures the calling thread's stack with mode (kOff: returns 0) and interns it; returns the
-// stack id (format::kNoStack when off, empty or the table is full).
-uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept;
+// stack id (format::kNoStack when off, empty or the table is full). python: merges the thread's
+// Python frames in (python_frames.h).
+uint32_t CaptureStack(StackMode mode, uint32_t depth, bool python = false) noexcept;
 
 // Signal-handler variant of CollectStack: frame-pointer walk from the interrupted context (pc,
 // stack pointer, frame pointer), the interrupted pc first unless it is CUDA runtime code, like
@@ -53,7 +54,9 @@ uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept;
 size_t CollectStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth,
                                uint64_t* frames) noexcept;
 
-// CollectStackFromContext, interned. Returns the stack id.
-uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth) noexcept;
+// CollectStackFromContext, interned (python: with the thread's Python frames merged in, unless it
+// was interrupted inside the interpreter). Returns the stack id.
+uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth,
+                                 bool python = false) noexcept;
 
 }  // namespace cuclimb::interposer

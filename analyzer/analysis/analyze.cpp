@@ -40,9 +40,9 @@ struct PassState {
   std::deque<trace::Event> pending;
 
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options) {
+            const AnalyzeOptions& options, const FrameClassifier& classifier) {
     reader = std::move(r);
-    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
+    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
     aggregator =
@@ -87,7 +87,8 @@ void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int
 }
 
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, const AnalyzeOptions& options) {
+                                      int count, const AnalyzeOptions& options,
+                                      const FrameClassifier& classifier) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   SegmentStats stats(reader.get(), options.iteration);
   std::vector<trace::Event> prefix;
@@ -104,7 +105,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options);
+  pass.Init(std::move(reader), choice, options, classifier);
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
@@ -131,7 +132,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> again, open());
     PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options);
+    second.Init(std::move(again), final_choice, options, classifier);
     events = 0;
     while (raw2->Next(&ev)) {
       second.Feed(ev);
@@ -223,6 +224,14 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
     m.trend = ComputeTrend(m.total_ms, to);
     m.climbing =
         m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
+    // Materiality, steadiness and cause come from the steepest rank: the rank whose climb the
+    // others wait for.
+    m.iteration_share_pct = steepest->iteration_share_pct;
+    m.material = steepest->material;
+    m.steady = steepest->steady;
+    m.climb_start_iteration = steepest->climb_start_iteration;
+    m.cause = steepest->cause;
+    m.sets_verdict = m.climbing && steepest->sets_verdict;
     m.decomposition = steepest->decomposition;
     m.explained_by.assign(explained.begin(), explained.end());
     if (steepest->climbing) {
@@ -247,17 +256,20 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
   for (const auto& [id, list] : by_id) {
     Accumulator a = *list[0].second;
     double growth = 0, bytes = 0;
-    std::set<std::string> explains;
+    std::set<std::string> explains, likely;
     for (const auto& [rank, acc] : list) {
       growth += acc->growth_per_iter / static_cast<double>(list.size());
       bytes += acc->bytes_per_iter / static_cast<double>(list.size());
       a.p_value = std::max(a.p_value, acc->p_value);
       explains.insert(acc->explains.begin(), acc->explains.end());
+      likely.insert(acc->likely_cause_of.begin(), acc->likely_cause_of.end());
       report->accumulator_ranks[id].push_back(rank);
     }
     a.growth_per_iter = growth;
     a.bytes_per_iter = bytes;
     a.explains.assign(explains.begin(), explains.end());
+    for (const std::string& x : explains) likely.erase(x);
+    a.likely_cause_of.assign(likely.begin(), likely.end());
     report->accumulators.push_back(std::move(a));
   }
   RankAccumulators(&report->accumulators);
@@ -268,12 +280,14 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
                                             const AnalyzeOptions& options) {
   if (factories.empty())
     return absl::InvalidArgumentError("no trace to analyse");
+  CUCLIMB_ASSIGN_OR_RETURN(const FrameClassifier classifier,
+                           FrameClassifier::Create(options.frames_internal));
   analysis::Report report;
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
   for (int i = 0; i < count; ++i) {
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
-                           count, options);
+                           count, options, classifier);
     if (!rank.ok()) {
       // The reader's errors already start with the path; say it once.
       const std::string& name = names[static_cast<size_t>(i)];
@@ -285,8 +299,18 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
   }
   MergeRanks(options, &report);
   bool climbing = false;
-  for (const RangeReport& r : report.ranges) climbing |= r.climbing;
+  for (const RangeReport& r : report.ranges) {
+    if (r.sets_verdict && !climbing) {
+      report.cause = r.cause;
+      report.cause.range = r.name;
+    }
+    climbing |= r.sets_verdict;
+  }
   for (const RankReport& r : report.ranks) {
+    if (r.climbing && !climbing)
+      report.cause = r.cause;
+    if (report.cause.kind.empty() && !r.cause.kind.empty())
+      report.cause = r.cause;  // "machine" on a flat run
     climbing |= r.climbing;
     report.partial |= r.trace.partial;
     for (const std::string& n : r.notes) {

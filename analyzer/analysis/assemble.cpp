@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/causes.h"
 #include "interposer/format/trace_format.h"
 
 namespace cuclimb::analysis {
@@ -42,6 +43,12 @@ CallSite Context::Site(uint32_t stack) const {
   s.frames = sym.Frames(frames, in.reader->strings());
   s.label = sym.SiteLabel(frames, in.reader->strings());
   return s;
+}
+
+std::string Context::SiteLabel(uint32_t stack) const {
+  if (stack == 0)
+    return "(no stack)";
+  return sym.SiteLabel(in.reader->stacks().Get(stack), in.reader->strings());
 }
 
 std::string FormatBytes(double bytes) {
@@ -499,6 +506,7 @@ RankReport Assemble(const AssemblyInput& in) {
   OtherState(ctx, &report);
   internal::BuildCandidates(ctx, &report);
   internal::BuildLeaksAndMemory(ctx, &report);
+  internal::AssignCauses(ctx, &report);
   std::stable_sort(report.state.begin(), report.state.end(),
                    [](const StateSeries& x, const StateSeries& y) {
                      if (x.metric != y.metric)
@@ -507,7 +515,6 @@ RankReport Assemble(const AssemblyInput& in) {
                        return x.dimension < y.dimension;
                      return x.key < y.key;
                    });
-  for (const RangeReport& r : report.ranges) report.climbing |= r.climbing;
   // Notes.
   auto note = [&](std::string s) { report.notes.push_back(std::move(s)); };
   if (report.trace.partial)
@@ -521,14 +528,16 @@ RankReport Assemble(const AssemblyInput& in) {
   if (in.repassed)
     note("the iteration source changed after the first part of the trace: analysed in two passes");
   if (b.lost_pops() > 0) {
-    note(absl::StrFormat("%d iteration ranges began before the previous one ended (its pop was lost): "
-                         "each was ended at the next one's start",
-                         b.lost_pops()));
+    note(absl::StrFormat(
+        "%d iteration ranges began before the previous one ended (its pop was lost): "
+        "each was ended at the next one's start",
+        b.lost_pops()));
   }
   if (ctx.a.unmatched_pops > 0) {
-    note(absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
-                         "recording started mid-range)",
-                         ctx.a.unmatched_pops));
+    note(
+        absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
+                        "recording started mid-range)",
+                        ctx.a.unmatched_pops));
   }
   if (b.ignored_boundaries() > 0)
     note(absl::StrFormat("%d iteration boundaries out of time order were ignored",

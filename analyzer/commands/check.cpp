@@ -9,11 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -34,6 +36,8 @@ const std::vector<util::OptionSpec> kOptions = {
      true},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"json", "FILE", "write the verdict as JSON (schema cuclimb.check/1) to FILE ('-' = stdout)"},
@@ -42,7 +46,7 @@ const std::vector<util::OptionSpec> kOptions = {
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
     "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--json FILE]\n"
-    "                     [--quiet]";
+    "                     [--quiet] [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
     "compares the result with limits. Prints the verdict (every check, failures first) on\n"
@@ -57,10 +61,13 @@ int RunCheck(const util::ParsedArgs& parsed) {
     return util::ReportError(
         "check", util::UsageError("expected at least one TRACE (see 'cuclimb check --help')"));
   }
+  util::ProtectInputs(args->positionals);
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
     auto climb = args->GetDouble("max-climb", 0);
-    if (!climb.ok() || *climb < 0)
+    if (!climb.ok())
+      return util::ReportError("check", util::UsageError(std::string(climb.status().message())));
+    if (*climb < 0)
       return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
     limits.max_climb_pct = *climb;
   }
@@ -72,6 +79,8 @@ int RunCheck(const util::ParsedArgs& parsed) {
   }
   limits.ranges = args->GetAll("range");
   analysis::AnalyzeOptions options;
+  if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+    return util::ReportError("check", s);
   options.iteration = args->Get("iteration");
   options.top = 0;  // every accumulator: a limit must see all of them
   const std::string warmup = args->Get("warmup", "auto");
@@ -91,7 +100,12 @@ int RunCheck(const util::ParsedArgs& parsed) {
     return util::ReportError("check", report.status());
   if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
     return util::ReportError("check", s);
-  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  // A cut or damaged trace is refused before any finding: the missing part could hold anything.
+  if (report->partial && !args->Has("allow-partial") && result.inconclusive.empty()) {
+    result.inconclusive = "a trace is cut or damaged (--allow-partial judges what was readable)";
+    result.pass = false;
+  }
   const std::string json_path = args->Get("json");
   if (!json_path.empty()) {
     if (absl::Status s = util::WriteFile(json_path, analysis::CheckToJson(result, *report, limits));
@@ -103,18 +117,16 @@ int RunCheck(const util::ParsedArgs& parsed) {
     if (absl::Status s = util::WriteFile("-", analysis::CheckToText(result, *report)); !s.ok())
       return util::ReportError("check", s);
   }
+  if (!result.inconclusive.empty()) {
+    std::fprintf(stderr, "cuclimb check: %s\n", result.inconclusive.c_str());
+    return util::kExitBadTrace;
+  }
   if (!result.pass) {
     int failures = 0;
     for (const analysis::CheckItem& it : result.items) failures += !it.pass;
     std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures,
                  failures == 1 ? "" : "s");
     return util::kExitFindings;
-  }
-  if (report->partial && !args->Has("allow-partial")) {
-    std::fprintf(
-        stderr,
-        "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
-    return util::kExitBadTrace;
   }
   return util::kExitOk;
 }

@@ -80,6 +80,10 @@ int RunExport(const util::ParsedArgs& parsed) {
       return util::ReportError("export", s);
   }
   const std::string& path = args->positionals[0];
+  // The output never replaces the input, and a bad output path fails before the analysis.
+  util::ProtectInputs({path});
+  if (absl::Status s = util::CheckOutputPath(out_path); !s.ok())
+    return util::ReportError("export", s);
   const bool quiet = args->Has("quiet") || out_path == "-";
   ProgressBar bar("export", !args->Has("quiet"));
   analysis::AnalyzeOptions ao;
@@ -99,7 +103,7 @@ int RunExport(const util::ParsedArgs& parsed) {
     bar.Clear();
     return util::ReportError("export", reader.status());
   }
-  auto file = util::OutputFile::Open(out_path);
+  auto file = util::OutputFile::Open(out_path, util::OutputKind::kTrace);
   if (!file.ok()) {
     bar.Clear();
     return util::ReportError("export", file.status());

@@ -29,7 +29,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-nlohmann::ordered_json R(double v) { return JsonNumber(v); }
+nlohmann::ordered_json R(double v) {
+  return JsonNumber(v);
+}
 
 Json Arr(const Series& s) {
   Json a = Json::array();
@@ -66,6 +68,24 @@ Json Components(const std::vector<Component>& v) {
   return a;
 }
 
+Json WarmupJson(const WarmupChoice& w) {
+  return Json{{"iterations", w.iterations},
+              {"automatic", w.automatic},
+              {"wanted", w.wanted},
+              {"max_share", R(w.max_share)},
+              {"capped", w.capped},
+              {"series", w.series},
+              {"why", w.why}};
+}
+
+Json CauseJson(const Cause& c, bool with_range) {
+  Json j{{"kind", c.kind}, {"accumulator", c.accumulator}, {"verdict", c.verdict}};
+  if (with_range)
+    j["range"] = c.range;
+  j["summary"] = c.summary;
+  return j;
+}
+
 Json IterationsJson(const Iterations& it, bool spans) {
   Json j{{"source", it.source},
          {"count", it.count},
@@ -75,7 +95,8 @@ Json IterationsJson(const Iterations& it, bool spans) {
          {"period_launches", it.period_launches},
          {"prologue_events", it.prologue_events},
          {"epilogue_events", it.epilogue_events},
-         {"why", it.why}};
+         {"why", it.why},
+         {"warmup", WarmupJson(it.warmup)}};
   if (spans) {
     Json s = Json::array();
     for (const IterationSpan& sp : it.spans)
@@ -95,6 +116,12 @@ Json RangeSummary(const RangeReport& r) {
               {"climbing", r.climbing},
               {"tested", r.trend.tested},
               {"warmup", r.trend.warmup},
+              {"iteration_share_pct", R(r.iteration_share_pct)},
+              {"material", r.material},
+              {"steady", r.steady},
+              {"climb_start_iteration", r.climb_start_iteration},
+              {"sets_verdict", r.sets_verdict},
+              {"cause", CauseJson(r.cause, false)},
               {"explained_by", r.explained_by},
               {"where_time_goes", r.where_time_goes}};
 }
@@ -147,6 +174,11 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
                       {"partial_p", R(e.partial_p)},
                       {"separation", R(e.separation)},
                       {"lag", R(e.lag)},
+                      {"onset_aligned", e.onset_aligned},
+                      {"unique", e.unique},
+                      {"mechanism", e.mechanism},
+                      {"dose", e.dose},
+                      {"grounds", e.grounds},
                       {"reason", e.reason}});
   }
   Json evidence{{"summary", a.evidence},
@@ -173,6 +205,7 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
          {"unit", a.unit},
          {"p_value", R(a.p_value)},
          {"explains", a.explains},
+         {"likely_cause_of", a.likely_cause_of},
          {"score", R(a.score)}};
   if (ranks != nullptr)
     j["ranks"] = *ranks;
@@ -236,6 +269,17 @@ Json RankJson(const RankReport& r) {
   j["threads"] = std::move(threads);
   j["iterations"] = IterationsJson(r.iterations, true);
   j["climbing"] = r.climbing;
+  j["cause"] = CauseJson(r.cause, true);
+  const MachineDrift& m = r.machine;
+  j["machine"] = Json{{"detected", m.detected},
+                      {"kernel_change_pct", R(m.kernel_change_pct)},
+                      {"api_change_pct", R(m.api_change_pct)},
+                      {"host_change_pct", R(m.host_change_pct)},
+                      {"kernels", m.kernels},
+                      {"apis", m.apis},
+                      {"scaling_together", m.scaling_together},
+                      {"level_shift_reverses", m.level_shift_reverses},
+                      {"summary", m.summary}};
   Json ranges = Json::array();
   for (const RangeReport& rr : r.ranges) ranges.push_back(RangeFull(rr));
   j["ranges"] = std::move(ranges);
@@ -315,11 +359,14 @@ Json RankJson(const RankReport& r) {
   j["overhead"] = Json{{"self_ms_total", R(o.self_ms_total)},
                        {"self_pct_of_wall", R(o.self_pct_of_wall)},
                        {"recorded_events", o.recorded_events},
+                       {"ns_per_event_first", R(o.ns_per_event_first)},
+                       {"ns_per_event_last", R(o.ns_per_event_last)},
                        {"dropped", o.dropped},
                        {"drops_by_reason", o.drops_by_reason},
                        {"recording_pauses", o.recording_pauses},
                        {"overhead_climbing", o.overhead_climbing},
                        {"self_ms", Arr(o.self_ms)},
+                       {"self_ns_per_event", Arr(o.self_ns_per_event)},
                        {"drops", Arr(o.drops)}};
   j["notes"] = r.notes;
   return j;
@@ -413,11 +460,14 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
     Json j;
     j["schema"] = report.schema;
     j["verdict"] = report.verdict;
+    j["cause"] = CauseJson(report.cause, true);
     j["partial"] = report.partial;
     const Thresholds& t = report.thresholds;
     j["thresholds"] = Json{{"alpha", R(t.alpha)},
                            {"min_climb_pct", R(t.min_climb_pct)},
+                           {"min_iteration_share_pct", R(t.min_iteration_share_pct)},
                            {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
+                           {"max_warmup_share", R(t.max_warmup_share)},
                            {"min_iterations", t.min_iterations},
                            {"min_share", R(t.min_share)},
                            {"min_separation", R(t.min_separation)}};

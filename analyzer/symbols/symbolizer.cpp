@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "interposer/format/trace_format.h"
 #include "symbols/demangle.h"
@@ -19,8 +19,8 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(std::vector<std::string> search_dirs)
-    : search_dirs_(std::move(search_dirs)) {}
+Symbolizer::Symbolizer(std::vector<std::string> search_dirs, FrameClassifier classifier)
+    : search_dirs_(std::move(search_dirs)), classifier_(std::move(classifier)) {}
 
 void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset) {
   if (size == 0)
@@ -56,16 +56,16 @@ const ElfSymbols* Symbolizer::SymbolsOf(File& file) {
   return file.symbols.get();
 }
 
-Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& strings) {
-  if (format::IsStringFrame(word)) {
-    Frame f;
-    f.function = Demangle(strings.Get(static_cast<uint32_t>(format::FrameValue(word))));
+Frame Symbolizer::ResolveString(std::string_view text) const {
+  Frame f;
+  if (!ParsePythonFrame(text, &f)) {
+    f.function = Demangle(text);
     f.symbolized = true;
-    return f;
   }
-  if (auto it = cache_.find(word); it != cache_.end())
-    return it->second;
-  const uint64_t pc = format::FrameValue(word);
+  return f;
+}
+
+Frame Symbolizer::ResolvePc(uint64_t pc) {
   Frame f;
   if (!sorted_) {
     std::sort(mappings_.begin(), mappings_.end(),
@@ -82,106 +82,83 @@ Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& s
   }
   if (m == nullptr) {
     f.function = absl::StrFormat("0x%x", pc);
-  } else {
-    File& file = files_[m->file];
-    f.module = file.base_name;
-    const uint64_t file_off = pc - m->base + m->offset;
-    f.function = absl::StrFormat("%s+0x%x", file.base_name, file_off);
-    if (const ElfSymbols* syms = SymbolsOf(file)) {
-      uint64_t vaddr = 0, off = 0;
-      std::string_view name;
-      if (syms->FileOffsetToVaddr(file_off - (file_off > 0 ? 1 : 0), &vaddr) &&
-          syms->Lookup(vaddr, &name, &off)) {
-        f.function = Demangle(name);
-        f.symbolized = true;
-      }
-    }
+    f.missing = "no module recorded at this address";
+    return f;
   }
-  cache_.emplace(word, f);
+  File& file = files_[m->file];
+  f.module = file.base_name;
+  f.module_path = file.path;
+  const uint64_t file_off = pc - m->base + m->offset;
+  f.function = absl::StrFormat("%s+0x%x", file.base_name, file_off);
+  if (const ElfSymbols* syms = SymbolsOf(file)) {
+    uint64_t vaddr = 0, off = 0;
+    std::string_view name;
+    if (syms->FileOffsetToVaddr(file_off - (file_off > 0 ? 1 : 0), &vaddr) &&
+        syms->Lookup(vaddr, &name, &off)) {
+      f.function = Demangle(name);
+      f.symbolized = true;
+    } else {
+      f.missing = "no symbol";
+    }
+  } else {
+    f.missing = "file missing";
+  }
   return f;
+}
+
+const std::vector<Frame>& Symbolizer::ResolveAll(uint64_t word, const trace::StringTable& strings) {
+  if (auto it = cache_.find(word); it != cache_.end())
+    return it->second;
+  std::vector<Frame> frames;
+  if (format::IsStringFrame(word)) {
+    frames.push_back(ResolveString(strings.Get(static_cast<uint32_t>(format::FrameValue(word)))));
+  } else {
+    frames.push_back(ResolvePc(format::FrameValue(word)));
+  }
+  for (Frame& f : frames) f.frame_class = classifier_.Classify(f);
+  return cache_.emplace(word, std::move(frames)).first->second;
 }
 
 std::vector<std::string> Symbolizer::Frames(absl::Span<const uint64_t> stack,
                                             const trace::StringTable& strings, size_t max_frames) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < stack.size() && i < max_frames; ++i) {
-    out.push_back(Resolve(stack[i], strings).function);
-  }
-  return out;
-}
-
-bool Symbolizer::IsRuntimeFrame(const Frame& f) {
-  static constexpr absl::string_view kModules[] = {
-      "libcuda.", "libcudart", "libcupti", "libcuclimb", "libnvidia", "libnvToolsExt", "libnvrtc"};
-  for (absl::string_view m : kModules) {
-    if (absl::StartsWith(f.module, m))
-      return true;
-  }
-  const std::string& fn = f.function;
-  if (absl::StartsWith(fn, "cuclimb") || absl::StartsWith(fn, "nvtx") ||
-      absl::StartsWith(fn, "cudaGetDriverEntryPoint")) {
-    return true;
-  }
-  // Driver and runtime API entry points: cuMemAlloc..., cudaMalloc..., with a capital after.
-  if (fn.size() > 3 && fn[0] == 'c' && fn[1] == 'u') {
-    const size_t k = (fn.size() > 5 && fn.compare(0, 4, "cuda") == 0) ? 4 : 2;
-    if (fn[k] >= 'A' && fn[k] <= 'Z')
-      return true;
-  }
-  return false;
-}
-
-std::string ShortFunctionName(const std::string& fn) {
-  std::string s = fn;
-  // Drop a trailing parameter list "(...)" (and cv-qualifiers after it).
-  for (std::string_view q : {" const", " volatile", " &&", " &"}) {
-    if (s.size() > q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0)
-      s.resize(s.size() - q.size());
-  }
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')')
-        ++depth;
-      if (s[i] == '(' && --depth == 0) {
-        if (i > 0)
-          s.resize(i);
-        break;
-      }
+  for (uint64_t word : stack) {
+    for (const Frame& f : ResolveAll(word, strings)) {
+      if (out.size() == max_frames)
+        return out;
+      out.push_back(FormatFrame(f));
     }
   }
-  // Keep the last two "::" components, ignoring separators inside <...>.
-  std::vector<size_t> seps;
-  int angle = 0;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == '<')
-      ++angle;
-    if (s[i] == '>' && angle > 0)
-      --angle;
-    if (angle == 0 && s[i] == ':' && s[i + 1] == ':')
-      seps.push_back(i);
-  }
-  if (seps.size() >= 2)
-    s = s.substr(seps[seps.size() - 2] + 2);
-  return s;
+  return out;
 }
 
 std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack,
                                   const trace::StringTable& strings) {
   if (stack.empty())
     return "";
-  std::vector<std::string> parts;
-  for (uint64_t w : stack) {
-    const Frame f = Resolve(w, strings);
-    if (IsRuntimeFrame(f))
-      continue;
-    parts.push_back(ShortFunctionName(f.function));
-    if (parts.size() == 2)
+  // The first user frame and its nearest user caller; failing that, the first two frames
+  // outside CUDA (an allocator's own frames are better than none).
+  // Copies: resolving later words may rehash the cache.
+  std::vector<Frame> user, outside_cuda;
+  for (uint64_t word : stack) {
+    for (const Frame& f : ResolveAll(word, strings)) {
+      if (f.frame_class == FrameClass::kUser && user.size() < 2)
+        user.push_back(f);
+      if (f.frame_class != FrameClass::kCuda && f.frame_class != FrameClass::kUnknown &&
+          outside_cuda.size() < 2) {
+        outside_cuda.push_back(f);
+      }
+    }
+    if (user.size() == 2)
       break;
   }
-  if (parts.empty())
-    return ShortFunctionName(Resolve(stack[0], strings).function);
-  return parts.size() == 1 ? parts[0] : parts[0] + " <- " + parts[1];
+  const std::vector<Frame>& pick = !user.empty() ? user : outside_cuda;
+  if (pick.empty())
+    return FrameLabel(Resolve(stack[0], strings));
+  std::string label = FrameLabel(pick[0]);
+  if (pick.size() > 1)
+    absl::StrAppend(&label, " <- ", FrameLabel(pick[1]));
+  return label;
 }
 
 }  // namespace cuclimb::analysis

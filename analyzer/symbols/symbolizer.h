@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Turns stack frames into function names: string frames as recorded (demangled when mangled),
-// return addresses through the `mapping` events and the ELF symbol tables of the mapped files,
-// when those files exist on this machine; otherwise "module+0xoffset".
+// Turns recorded stack frames into classified Frames: string frames as recorded (Python frames
+// decoded, mangled names demangled), return addresses through the `mapping` events and the ELF
+// files they name, when those files exist on this machine; otherwise "module+0xoffset". Call
+// sites are labelled and keyed by SiteLabel: the user's frame first.
 #pragma once
 
 #include <cstdint>
@@ -12,35 +13,44 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "symbols/elf_symbols.h"
+#include "symbols/frame.h"
+#include "symbols/frame_classifier.h"
 #include "trace/tables.h"
 
 namespace cuclimb::analysis {
 
 class Symbolizer {
  public:
+  using Frame = analysis::Frame;
+
   // search_dirs are tried (by the mapped file's base name) before the recorded path.
-  explicit Symbolizer(std::vector<std::string> search_dirs = {});
+  explicit Symbolizer(std::vector<std::string> search_dirs = {},
+                      FrameClassifier classifier = FrameClassifier::Builtin());
 
   void AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset);
 
-  struct Frame {
-    std::string function;  // demangled, or "module+0x1234", or "0x7f..." without a mapping
-    std::string module;    // base name of the mapped file ("" for string frames)
-    bool symbolized = false;
-  };
-  // A frame word (format::PcFrame / StringFrame). Return addresses are looked up at pc − 1 so
-  // that a call at the end of a function is not taken for the next one.
-  Frame Resolve(uint64_t frame_word, const trace::StringTable& strings);
+  // The frames of one frame word (format::PcFrame / StringFrame), innermost first: several when
+  // functions were inlined at the return address, which is looked up at pc − 1 so that a call
+  // at the end of a function is not taken for the next one. Classified; never empty.
+  const std::vector<Frame>& ResolveAll(uint64_t frame_word, const trace::StringTable& strings);
+  // The innermost of them.
+  Frame Resolve(uint64_t frame_word, const trace::StringTable& strings) {
+    return ResolveAll(frame_word, strings).front();
+  }
 
-  // Symbolized frames of a stack, innermost first, at most max_frames.
+  // A stack's frames, inlined ones included, innermost first, at most max_frames, in the
+  // evidence form of FormatFrame.
   std::vector<std::string> Frames(absl::Span<const uint64_t> stack,
                                   const trace::StringTable& strings, size_t max_frames = 32);
-  // The call site: the first two frames outside the CUDA libraries, NVTX and cuclimb itself,
-  // shortened to their last two name components: "MemoryManagement::reserve <- Adam::step".
+
+  // The call site's label, which is also its key: stacks that differ only in internal frames
+  // (FrameClass other than kUser) get the same label. It is the first user frame and the next
+  // user frame that calls it, in FrameLabel form: "step (train.py:17) <- main (train.py:40)",
+  // "Trainer::Step <- main". A stack with no user frame is labelled by its first two frames
+  // outside CUDA, an empty stack by "".
   std::string SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings);
 
-  // True for frames of CUDA, CUPTI, NVTX, the C library's allocator wrappers, or cuclimb.
-  static bool IsRuntimeFrame(const Frame& f);
+  const FrameClassifier& classifier() const { return classifier_; }
 
  private:
   struct Mapping {
@@ -53,16 +63,16 @@ class Symbolizer {
     std::unique_ptr<ElfSymbols> symbols;  // null when unreadable
   };
   const ElfSymbols* SymbolsOf(File& file);
+  Frame ResolvePc(uint64_t pc);
+  Frame ResolveString(std::string_view text) const;
 
   std::vector<std::string> search_dirs_;
+  FrameClassifier classifier_;
   std::vector<Mapping> mappings_;  // sorted by base on lookup
   bool sorted_ = true;
   std::vector<File> files_;
   absl::flat_hash_map<std::string, uint32_t> file_index_;
-  absl::flat_hash_map<uint64_t, Frame> cache_;
+  absl::flat_hash_map<uint64_t, std::vector<Frame>> cache_;
 };
-
-// "a::b::C<T>::f(int) const" → "C<T>::f".
-std::string ShortFunctionName(const std::string& function);
 
 }  // namespace cuclimb::analysis

@@ -81,6 +81,31 @@ TEST(ConfigTest, EveryOptionParses) {
   EXPECT_TRUE(c.quiet);
 }
 
+TEST(ConfigTest, StacksCombinePythonWithANativeWalker) {
+  struct Case {
+    const char* value;
+    StackMode native;
+    bool python;
+  };
+  for (const Case& c :
+       {Case{"off", StackMode::kOff, false}, Case{"fp", StackMode::kFramePointer, false},
+        Case{"unwind", StackMode::kUnwind, false}, Case{"python", StackMode::kFramePointer, true},
+        Case{"python,fp", StackMode::kFramePointer, true},
+        Case{"python,unwind", StackMode::kUnwind, true},
+        Case{"unwind,python", StackMode::kUnwind, true}}) {
+    Config config;
+    char error[256] = {};
+    ASSERT_TRUE(ApplyOption(&config, OptionKey::kStacks, c.value, error, sizeof(error))) << c.value;
+    EXPECT_EQ(config.stacks, c.native) << c.value;
+    EXPECT_EQ(config.python_stacks, c.python) << c.value;
+  }
+  Config config;
+  char error[256] = {};
+  EXPECT_FALSE(ApplyOption(&config, OptionKey::kStacks, "python,off", error, sizeof(error)));
+  EXPECT_NE(std::string(error).find("python,unwind"), std::string::npos) << error;
+  EXPECT_FALSE(config.python_stacks);
+}
+
 TEST(ConfigTest, BadValuesWarnNameTheVariableAndKeepTheDefault) {
   const std::vector<std::pair<const char*, const char*>> bad = {
       {"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_KERNEL_EVERY", "0"},
