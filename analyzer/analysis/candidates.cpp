@@ -88,14 +88,14 @@ std::string Evidence(const Accumulator& a) {
     const bool handle =
         a.kind == "streams" || a.kind == "events" || a.kind == "modules" || a.kind == "graphs";
     const bool region = a.kind == "nvtx_regions";
-    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, %s %s", e.address,
+    const char* freed = handle ? "destroyed" : region ? "unregistered" : "freed";
+    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, %s", e.address,
                           handle   ? "created"
                           : region ? "registered"
                                    : "allocated",
-                          e.alloc_iteration, e.free_iteration == -2 ? "never" : "only at tear-down",
-                          handle   ? "destroyed"
-                          : region ? "unregistered"
-                                   : "freed");
+                          e.alloc_iteration,
+                          e.free_iteration == -2 ? absl::StrCat("never ", freed)
+                                                 : absl::StrCat(freed, " only at tear-down"));
   }
   if (!a.explains.empty()) {
     absl::StrAppend(&s, "; explains ");

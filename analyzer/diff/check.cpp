@@ -277,6 +277,8 @@ std::string CheckToJson(const CheckResult& result, const Report& report,
 std::string CheckToText(const CheckResult& result, const Report& report) {
   int failures = 0;
   for (const CheckItem& it : result.items) failures += !it.pass;
+  if (!result.inconclusive.empty())
+    return absl::StrCat("cuclimb check: INCONCLUSIVE: ", result.inconclusive, "\n");
   std::string out =
       absl::StrFormat("cuclimb check: %s: %d of %d check%s over %s limit, %d iterations%s\n",
                       result.pass ? "pass" : "FAIL", failures, result.items.size(),

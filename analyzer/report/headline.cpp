@@ -30,10 +30,6 @@ std::string Count(double v) {
   return absl::StrFormat("%.2g", v);
 }
 
-std::string Plural(double n, const std::string& word) {
-  return std::fabs(n - 1) < 0.05 ? word : word + "s";
-}
-
 // "(256 B, 512 B]" → "257–512 B"; other units keep both ends: "(1 KiB, 2 KiB]" → "1–2 KiB".
 std::string SizeClassText(const std::string& size_class) {
   double lo = 0, hi = 0;
@@ -148,13 +144,37 @@ const RangeReport* TopRange(const Report& report) {
 
 }  // namespace
 
+namespace {
+
+// "2 … per iteration", or for slow growth "1 … every 4 iterations".
+struct Rate {
+  std::string count, per;
+  bool one = false;
+};
+
+Rate RateOf(double n) {
+  if (n > 0 && n < 0.95) {
+    const double every = std::round(1 / n);
+    return {"1", every <= 1 ? "per iteration" : absl::StrFormat("every %.0f iterations", every),
+            true};
+  }
+  return {Count(n), "per iteration", std::fabs(n - 1) < 0.05};
+}
+
+std::string Noun(const Rate& r, const std::string& singular) {
+  return r.one ? singular : singular + "s";
+}
+
+}  // namespace
+
 std::string StatePhrase(const Accumulator& a) {
-  const double n = a.growth_per_iter;
+  const Rate r = RateOf(a.growth_per_iter);
+  const char* is = r.one ? "is" : "are";
   if (IsAllocationKind(a.kind)) {
     const std::string memory = a.kind == "pinned_allocations"    ? "pinned "
                                : a.kind == "managed_allocations" ? "managed "
                                                                  : "";
-    std::string s = absl::StrCat(Count(n), " ", ApiPrefix(a), memory, Plural(n, "allocation"));
+    std::string s = absl::StrCat(r.count, " ", ApiPrefix(a), memory, Noun(r, "allocation"));
     if (const std::string size = SizePhrase(a); !size.empty())
       absl::StrAppend(&s, " ", size);
     // The examples are survivors of the loop: never freed (−2), or freed in the tear-down.
@@ -163,14 +183,14 @@ std::string StatePhrase(const Accumulator& a) {
       never &= e.free_iteration == -2;
       teardown &= e.free_iteration >= 0;
     }
-    return absl::StrCat(s, " per iteration ", std::fabs(n - 1) < 0.05 ? "is" : "are",
+    return absl::StrCat(s, " ", r.per, " ", is,
                         never      ? " never freed"
                         : teardown ? " freed only after the loop ends"
                                    : " not freed before the loop ends");
   }
   if (a.kind == "vmm_mappings") {
-    return absl::StrCat(Count(n), " VMM ", Plural(n, "mapping"),
-                        " per iteration stay mapped until the loop ends");
+    return absl::StrCat(r.count, " VMM ", Noun(r, "mapping"), " ", r.per, " ",
+                        r.one ? "stays" : "stay", " mapped until the loop ends");
   }
   if (a.kind == "pool_reserved") {
     return absl::StrCat("memory pool ", a.key, " reserves ",
@@ -179,20 +199,19 @@ std::string StatePhrase(const Accumulator& a) {
   }
   if (IsHandleKind(a.kind)) {
     const std::string singular = a.kind.substr(0, a.kind.size() - 1);
-    return absl::StrCat(Count(n), " ", Plural(n, singular), " per iteration (", a.key, ") ",
-                        std::fabs(n - 1) < 0.05 ? "is" : "are",
+    return absl::StrCat(r.count, " ", Noun(r, singular), " ", r.per, " (", a.key, ") ", is,
                         " created and not destroyed before the loop ends");
   }
   if (a.kind == "nvtx_regions") {
-    return absl::StrCat(Count(n), " NVTX memory ", Plural(n, "region"), " per iteration ",
-                        std::fabs(n - 1) < 0.05 ? "is" : "are", " registered and not unregistered");
+    return absl::StrCat(r.count, " NVTX memory ", Noun(r, "region"), " ", r.per, " ", is,
+                        " registered and not unregistered");
   }
   if (a.kind == "host_function") {
-    return absl::StrCat("the host function ", a.key, " takes ", Count(n),
+    return absl::StrCat("the host function ", a.key, " takes ", Count(a.growth_per_iter),
                         " more stack samples every iteration");
   }
-  return absl::StrCat(a.kind, " ", a.key, " grows by ", FormatQuantity(n, a.unit), " per ",
-                      "iteration");
+  return absl::StrCat(a.kind, " ", a.key, " grows by ", FormatQuantity(a.growth_per_iter, a.unit),
+                      " per iteration");
 }
 
 std::string TimePhrase(const RangeReport& r) {
@@ -251,27 +270,71 @@ std::string ShrankPhrase(const RangeReport& r) {
   return out;
 }
 
+namespace {
+
+// Why a climbing range does not set the verdict: "it is 0.8% of the iteration's time", "the
+// machine's speed changed, not the program", "it does not keep rising".
+std::string WhyNotMaterial(const RangeReport& r) {
+  if (r.cause.kind == kCauseMachine)
+    return "the machine's speed changed, not the program";
+  if (!r.material) {
+    return absl::StrFormat("its growth is %.2g%% of the iteration's time",
+                           std::max(0.0, r.iteration_share_pct));
+  }
+  if (!r.steady)
+    return "it does not keep rising";
+  return "";
+}
+
+}  // namespace
+
 Headline MakeHeadline(const Report& report, const HeadlineOptions& options) {
   Headline h;
   const int64_t iterations = report.iterations.count;
   const std::string traces = TracePaths(report);
-  const RangeReport* top = TopRange(report);
+  // The range the verdict rests on (the analysis names it), else the climbing range that grows
+  // most (it climbs, but not enough to set the verdict).
+  const RangeReport* top = nullptr;
+  for (const RangeReport& r : report.ranges) {
+    if (!report.cause.range.empty() && r.name == report.cause.range)
+      top = &r;
+  }
+  const bool sets_verdict = top != nullptr;
+  if (top == nullptr)
+    top = TopRange(report);
   h.range = top;
   int climbing = 0;
-  for (const RangeReport& r : report.ranges) climbing += r.climbing;
+  for (const RangeReport& r : report.ranges) climbing += r.climbing && r.sets_verdict;
 
+  // The state behind the climb: the accumulator the analysis names as its cause (explains or
+  // likely_cause), else one that only rises alongside (correlated_only), else none.
   bool explains = false;
-  const Accumulator* acc = top != nullptr ? CauseOf(report, *top, &explains) : nullptr;
-  if (top == nullptr && !report.accumulators.empty())
-    acc = &report.accumulators.front();
+  const Accumulator* acc = nullptr;
+  if (top != nullptr && top->cause.kind == kCauseAccumulator) {
+    acc = FindAccumulator(report, top->cause.accumulator);
+    explains = acc != nullptr;
+  }
+  if (top != nullptr && acc == nullptr)
+    acc = CauseOf(report, *top, &explains);
+  const Accumulator* grows = acc;  // some state that grows, named even when unrelated
+  if (grows == nullptr && !report.accumulators.empty())
+    grows = &report.accumulators.front();
+  if (top == nullptr)
+    acc = grows;
   h.accumulator = acc;
 
-  if (top != nullptr) {
+  if (top != nullptr && sets_verdict) {
     h.what = absl::StrFormat("%s climbs %+.0f%% over %d iterations (%s → %s)", top->name,
                              top->trend.change_pct, iterations, FormatMs(top->trend.first),
                              FormatMs(top->trend.last));
     if (climbing > 1)
       absl::StrAppendFormat(&h.what, "; %d ranges climb", climbing);
+  } else if (top != nullptr) {
+    h.what = absl::StrFormat(
+        "no material climb: %s climbs %+.0f%% over %d iterations (%s → %s), "
+        "but %s",
+        top->name, top->trend.change_pct, iterations, FormatMs(top->trend.first),
+        FormatMs(top->trend.last), WhyNotMaterial(*top));
   } else if (iterations > 0) {
     h.what = absl::StrFormat(
         "nothing climbs: no range's time per iteration grows by %g%% or more over %d iterations",
@@ -281,30 +344,38 @@ Headline MakeHeadline(const Report& report, const HeadlineOptions& options) {
   }
 
   const std::string time = top != nullptr ? TimePhrase(*top) : "";
+  const bool likely = top != nullptr && top->cause.verdict == kLikelyCause;
   if (top != nullptr && acc != nullptr && explains) {
-    h.cause = absl::StrCat(StatePhrase(*acc));
+    h.cause = absl::StrCat(likely ? "Most likely: " : "", StatePhrase(*acc));
     if (!time.empty()) {
       absl::StrAppend(&h.cause, "; the extra time is ", time,
                       time == "host code between CUDA calls" ? ", next to that growing state" : "");
     }
     absl::StrAppend(&h.cause, ".");
-  } else if (top != nullptr && acc != nullptr) {
-    // Lead with what is known (where the time goes); the state that rises alongside comes second
-    // and is not called the cause.
-    h.cause = absl::StrCat(time.empty() ? "The extra time is spread over the range"
-                                        : absl::StrCat("The extra time is ", time),
-                           ". ", StatePhrase(*acc), ", but ", top->name,
-                           " does not follow the shape of that growth, so it is probably not the "
-                           "cause.");
   } else if (top != nullptr) {
-    h.cause = absl::StrCat("No state grows per iteration",
-                           time.empty() ? "" : "; the extra time is ", time, ".");
+    // Lead with what is known (where the time goes); a state that grows but does not move with
+    // the range comes second and is not called the cause.
+    std::string lead = !top->cause.summary.empty() && top->cause.kind != kCauseAccumulator
+                           ? top->cause.summary
+                       : time.empty() ? "The extra time is spread over the range"
+                                      : absl::StrCat("The extra time is ", time);
+    h.cause = absl::StrCat(lead, ".");
+    if (acc != nullptr) {
+      absl::StrAppend(&h.cause, " ", StatePhrase(*acc), ", but ", top->name,
+                      " does not follow the shape of that growth, so it is probably not the "
+                      "cause.");
+    } else if (grows != nullptr) {
+      absl::StrAppend(&h.cause, " ", StatePhrase(*grows), ", but the climb does not move with it.");
+    } else if (top->cause.summary.empty() || top->cause.kind == kCauseAccumulator) {
+      absl::StrAppend(&h.cause, " No state grows per iteration.");
+    }
   } else if (acc != nullptr) {
     h.cause = absl::StrCat(StatePhrase(*acc),
                            ", but step time does not climb (yet): memory or handles creep.");
   }
-  // Capitalize the sentence.
-  if (!h.cause.empty() && h.cause[0] >= 'a' && h.cause[0] <= 'z')
+  // Capitalize the sentence, unless it starts with a name (a range's, an API's).
+  const bool starts_with_name = top != nullptr && h.cause.rfind(top->name, 0) == 0;
+  if (!h.cause.empty() && !starts_with_name && h.cause[0] >= 'a' && h.cause[0] <= 'z')
     h.cause[0] = static_cast<char>(h.cause[0] - 'a' + 'A');
 
   const std::string program = ProgramCommand(report);

@@ -121,7 +121,7 @@ class EmptyTraces(Base):
     def test_check_never_passes_an_empty_or_untestable_trace(self):
         for name in ("asan-spans-oob-header-only.trace", "asan-spans-oob-one-event.jsonl"):
             for limits in ([], ["--max-climb", "5"], ["--max-growth", "any=0"]):
-                r = run("check", data(name), *limits)
+                r = run("check", data(name), *limits, "--json", "-")
                 self.assertExit(r, 3)
                 verdict = json.loads(r.stdout)
                 self.assertFalse(verdict["pass"])
@@ -198,7 +198,7 @@ class TerminalEscapes(Base):
         self.assertPrintable(r.stdout)
         self.assertIn("k\\x1b[2J", r.stdout)
         # JSON keeps the strings exactly (escaped the JSON way).
-        r = run("info", clean, "--json")
+        r = run("info", clean, "--json", "-")
         self.assertExit(r, 0)
         self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
 
@@ -215,7 +215,7 @@ class CutTraces(Base):
 
     def test_gates_exit_3_on_a_cut_trace_even_when_a_limit_is_exceeded(self):
         cut, whole = self.cut()
-        r = run("check", cut, "--max-climb", "0", "--quiet")
+        r = run("check", cut, "--max-climb", "0", "--json", "-", "--quiet")
         self.assertExit(r, 3)
         self.assertEqual(json.loads(r.stdout)["verdict"], "inconclusive")
         r = run("check", cut, "--max-climb", "0", "--allow-partial", "--quiet")

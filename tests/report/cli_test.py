@@ -79,7 +79,7 @@ class HtmlTest(Base):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("verdict: climbing", r.stdout)
         self.assertEqual(json.loads(slurp(self.path("r.json")))["verdict"], "climbing")
-        self.assertIn('"page":"report"', slurp(self.path("r.html")))
+        self.assertIn('"schema":"cuclimb.report/1"', slurp(self.path("r.html")))
         self.assertIn("--html FILE", run("analyze", "--help").stdout)
 
     def test_unwritable_output_is_exit_4(self):
