@@ -70,13 +70,17 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   g_last_adds = info->dlpi_adds;
   g_last_subs = info->dlpi_subs;
   uint64_t low = UINT64_MAX;
+  uint64_t low_offset = 0;  // file offset of the lowest segment
   uint64_t high = 0;
   bool exec = false;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD)
       continue;
-    low = std::min<uint64_t>(low, ph.p_vaddr);
+    if (ph.p_vaddr < low) {
+      low = ph.p_vaddr;
+      low_offset = ph.p_offset;
+    }
     high = std::max<uint64_t>(high, ph.p_vaddr + ph.p_memsz);
     exec = exec || (ph.p_flags & PF_X) != 0;
   }
@@ -93,9 +97,12 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   format::Event ev = format::MakeEvent(format::EventType::kMapping);
   ev.ts = TraceClockNow();
   ev.text = InternString(path);
-  ev.addr = info->dlpi_addr;
-  ev.size = high;
-  ev.aux = low;
+  // As the format says: file offset `aux` is mapped at `addr`, the module spans `size` bytes.
+  // (The lowest segment of a shared library or PIE is at offset 0 and address 0, so this was
+  // also right before for them; a non-PIE executable starts at 0x400000.)
+  ev.addr = info->dlpi_addr + low;
+  ev.size = high - low;
+  ev.aux = low_offset;
   const std::string build_id = BuildId(info);
   if (!build_id.empty())
     ev.name = InternString(build_id);

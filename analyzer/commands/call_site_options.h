@@ -11,7 +11,8 @@ namespace cuclimb::commands {
 
 inline const util::OptionSpec kSymbolsOption = {
     "symbols", "DIR",
-    "look in DIR first for the ELF files of recorded modules (by base name)",
+    "look in DIR first for the ELF files of recorded modules (by base name) and for their "
+    "debug files (DIR/.build-id/xx/yyyy.debug, DIR/NAME.debug)",
     true};
 inline const util::OptionSpec kFramesInternalOption = {
     "frames-internal", "PATTERN",

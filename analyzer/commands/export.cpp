@@ -116,7 +116,15 @@ int RunExport(const util::ParsedArgs& parsed) {
                                [&file](std::string_view bytes) { return (*file)->Write(bytes); });
   bar.Clear();
   if (!stats.ok()) {
-    return util::ReportError("export", stats.status().message().find("--iterations") == 0
+    // Iterations beyond the end of a cut trace are missing data (3), not a usage error (2).
+    const bool iterations = stats.status().message().find("--iterations") == 0;
+    const analysis::TraceInfo& info = report->ranks[0].trace;
+    if (iterations && info.partial) {
+      return util::ReportError("export", absl::DataLossError(absl::StrCat(
+                                             stats.status().message(),
+                                             "; the rest is not readable: ", info.status_message)));
+    }
+    return util::ReportError("export", iterations
                                            ? util::UsageError(std::string(stats.status().message()))
                                            : stats.status());
   }

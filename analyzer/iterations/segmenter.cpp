@@ -51,17 +51,6 @@ bool SegmentStats::MatchesUser(uint32_t name_id) const {
   return user_match_[name_id] == 1;
 }
 
-int SegmentStats::DepthOf(uint32_t tid) const {
-  int depth = 0;
-  for (const auto& [key, stack] : stacks_) {
-    if ((key >> 32) == tid)
-      depth += static_cast<int>(stack.size());
-  }
-  if (auto it = open_started_.find(tid); it != open_started_.end())
-    depth += it->second;
-  return depth;
-}
-
 void SegmentStats::ObserveAll(const trace::Event& ev) {
   const EventType t = ev.type;
   if (ev.tid != 0 && !nvtx_only_) {
@@ -84,9 +73,13 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
       // Every instance counts, nested in itself or not: when pops are lost (dropped events) an
       // iteration range looks nested in its stale predecessor, and must still be counted.
       std::vector<Open>& stack = stacks_[StackKey(ev.tid, ev.domain)];
-      const int depth = DepthOf(ev.tid);
+      int& open = depth_[ev.tid];
+      const int depth = open;
       stack.push_back({ev.name, true});
-      if (stack.size() > 256) stack.erase(stack.begin());  // bounded under lost pops
+      if (stack.size() > 256)
+        stack.erase(stack.begin());  // bounded under lost pops
+      else
+        ++open;
       Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
       if (c.count++ == 0) c.first_ts = ev.ts;
       c.min_depth = std::min(c.min_depth, depth);
@@ -94,14 +87,17 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
     }
     case EventType::kPop: {
       auto it = stacks_.find(StackKey(ev.tid, ev.domain));
-      if (it != stacks_.end() && !it->second.empty())
+      if (it != stacks_.end() && !it->second.empty()) {
         it->second.pop_back();
+        --depth_[ev.tid];
+      }
       break;
     }
     case EventType::kRangeStart: {
       const int depth = DepthOf(ev.tid);
       started_[ev.addr] = ev.tid;
       ++open_started_[ev.tid];
+      ++depth_[ev.tid];
       Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
       if (c.count++ == 0)
         c.first_ts = ev.ts;
@@ -112,8 +108,10 @@ void SegmentStats::ObserveAll(const trace::Event& ev) {
       auto it = started_.find(ev.addr);
       if (it != started_.end()) {
         auto open = open_started_.find(it->second);
-        if (open != open_started_.end() && open->second > 0)
+        if (open != open_started_.end() && open->second > 0) {
           --open->second;
+          --depth_[it->second];
+        }
         started_.erase(it);
       }
       break;

@@ -94,7 +94,12 @@ class SegmentStats {
     uint32_t name;
     bool counted;
   };
-  int DepthOf(uint32_t tid) const;
+  // Open ranges on the thread, all domains: push stacks plus open start/end ranges. Kept as a
+  // count per thread: summing the stacks on each push was quadratic in threads (issue #14).
+  int DepthOf(uint32_t tid) const {
+    auto it = depth_.find(tid);
+    return it == depth_.end() ? 0 : it->second;
+  }
   void ObserveAll(const trace::Event& ev);
 
   const trace::TraceReader* reader_;
@@ -103,6 +108,7 @@ class SegmentStats {
   absl::flat_hash_map<Key, Candidate> ranges_, marks_;
   absl::flat_hash_map<uint64_t, std::vector<Open>> stacks_;  // (tid, domain) → push stack
   absl::flat_hash_map<uint32_t, int> open_started_;          // tid → open start/end ranges
+  absl::flat_hash_map<uint32_t, int> depth_;                 // tid → DepthOf()
   absl::flat_hash_map<uint64_t, uint32_t> started_;          // start/end id → start tid
   absl::flat_hash_map<uint32_t, ThreadCounts> threads_;
   uint32_t last_tid_ = 0;

@@ -142,24 +142,87 @@ Json IterationsJson(const Iterations& it, bool spans) {
   return j;
 }
 
+// A range across ranks (several traces only).
+Json ClimbByRankJson(const RangeByRank& b) {
+  Json ranks = Json::array();
+  for (const RankClimb& c : b.ranks) {
+    ranks.push_back(Json{{"rank", c.rank},
+                         {"index", c.index},
+                         {"role", c.role},
+                         {"present", c.present},
+                         {"climbing", c.climbing},
+                         {"first_ms", R(c.trend.first)},
+                         {"last_ms", R(c.trend.last)},
+                         {"climb_pct", R(c.trend.change_pct)},
+                         {"p_value", R(c.trend.p_value)},
+                         {"wall_ms_per_iter", R(c.wall_ms_per_iter)},
+                         {"own_ms_per_iter", R(c.own_ms_per_iter)},
+                         {"wait_ms_per_iter", R(c.wait_ms_per_iter)},
+                         {"host_ms_per_iter", R(c.host_ms_per_iter)},
+                         {"api_ms_per_iter", R(c.api_ms_per_iter)},
+                         {"sync_ms_per_iter", R(c.sync_ms_per_iter)},
+                         {"compute_ms_per_iter", R(c.compute_ms_per_iter)},
+                         {"collective_ms_per_iter", R(c.collective_ms_per_iter)},
+                         {"collectives", c.collectives},
+                         {"collectives_timed", c.collectives_timed}});
+  }
+  return Json{
+      {"pattern", b.pattern},   {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
+      {"climbing", b.climbing}, {"waiting", b.waiting},
+      {"summary", b.summary},   {"ranks", std::move(ranks)}};
+}
+
+Json StragglerJson(const Straggler& s) {
+  if (!s.found)
+    return nullptr;
+  Json waiting = Json::array();
+  for (const StragglerWait& w : s.waiting) {
+    waiting.push_back(Json{{"rank", w.rank},
+                           {"index", w.index},
+                           {"climb_pct", R(w.climb_pct)},
+                           {"wait_ms_per_iter", R(w.wait_ms_per_iter)},
+                           {"collective_ms_per_iter", R(w.collective_ms_per_iter)},
+                           {"sync_ms_per_iter", R(w.sync_ms_per_iter)},
+                           {"collectives_timed", w.collectives_timed},
+                           {"collective", w.collective},
+                           {"wait_call", w.wait_call}});
+  }
+  return Json{{"rank", s.rank},
+              {"index", s.index},
+              {"range", s.range},
+              {"climb_pct", R(s.climb_pct)},
+              {"own_ms_per_iter", R(s.own_ms_per_iter)},
+              {"where", s.where},
+              {"where_detail", s.where_detail},
+              {"accumulators", s.accumulators},
+              {"extra_growth_per_iter", R(s.extra_growth_per_iter)},
+              {"unit", s.unit},
+              {"waiting", std::move(waiting)},
+              {"wait_share", R(s.wait_share)},
+              {"summary", s.summary}};
+}
+
 Json RangeSummary(const RangeReport& r) {
-  return Json{{"name", r.name},
-              {"first_ms", R(r.trend.first)},
-              {"last_ms", R(r.trend.last)},
-              {"climb_pct", R(r.trend.change_pct)},
-              {"slope_ms_per_iter", R(r.trend.slope_per_iter)},
-              {"p_value", R(r.trend.p_value)},
-              {"climbing", r.climbing},
-              {"tested", r.trend.tested},
-              {"warmup", r.trend.warmup},
-              {"iteration_share_pct", R(r.iteration_share_pct)},
-              {"material", r.material},
-              {"steady", r.steady},
-              {"climb_start_iteration", r.climb_start_iteration},
-              {"sets_verdict", r.sets_verdict},
-              {"cause", CauseJson(r.cause, false)},
-              {"explained_by", r.explained_by},
-              {"where_time_goes", r.where_time_goes}};
+  Json j{{"name", r.name},
+         {"first_ms", R(r.trend.first)},
+         {"last_ms", R(r.trend.last)},
+         {"climb_pct", R(r.trend.change_pct)},
+         {"slope_ms_per_iter", R(r.trend.slope_per_iter)},
+         {"p_value", R(r.trend.p_value)},
+         {"climbing", r.climbing},
+         {"tested", r.trend.tested},
+         {"warmup", r.trend.warmup},
+         {"iteration_share_pct", R(r.iteration_share_pct)},
+         {"material", r.material},
+         {"steady", r.steady},
+         {"climb_start_iteration", r.climb_start_iteration},
+         {"sets_verdict", r.sets_verdict},
+         {"cause", CauseJson(r.cause, false)},
+         {"explained_by", r.explained_by},
+         {"where_time_goes", r.where_time_goes}};
+  if (!r.by_rank.pattern.empty())
+    j["climb_by_rank"] = ClimbByRankJson(r.by_rank);
+  return j;
 }
 
 Json RangeFull(const RangeReport& r, const GpuGaps& gaps) {
@@ -246,6 +309,20 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
          {"score", R(a.score)}};
   if (ranks != nullptr)
     j["ranks"] = *ranks;
+  if (!a.by_rank.empty()) {
+    Json by_rank = Json::array();
+    for (const AccumulatorOnRank& on : a.by_rank) {
+      by_rank.push_back(
+          Json{{"rank", on.rank},
+               {"index", on.index},
+               {"lives", on.lives},
+               {"growth_per_iter", on.measured ? R(on.growth_per_iter) : Json(nullptr)},
+               {"bytes_per_iter", on.measured ? R(on.bytes_per_iter) : Json(nullptr)},
+               {"p_value", R(on.p_value)},
+               {"explains", on.explains}});
+    }
+    j["by_rank"] = std::move(by_rank);
+  }
   j["evidence"] = std::move(evidence);
   return j;
 }
@@ -516,6 +593,8 @@ nlohmann::ordered_json ReportJson(const Report& report, bool per_rank) {
   for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
   j["ranges"] = std::move(ranges);
   j["accumulators"] = Accumulators(report.accumulators, &report);
+  if (report.ranks.size() > 1)
+    j["straggler"] = StragglerJson(report.straggler);
   j["notes"] = report.notes;
   if (per_rank) {
     Json ranks = Json::array();

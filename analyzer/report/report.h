@@ -174,6 +174,34 @@ struct Cause {
   std::string summary;      // one plain sentence
 };
 
+// How a range climbs on one rank of a job (several traces only; analysis/rank_climbs.h). Growth
+// is per iteration (Theil–Sen slopes, ms/iter), so ranks with different iteration counts compare.
+struct RankClimb {
+  int rank = 0;          // job rank: the recorded one (RANK), else the trace's position
+  int index = 0;         // the trace's position on the command line
+  bool present = false;  // the rank has this range
+  Trend trend;           // the rank's own trend of the range
+  bool climbing = false;
+  double wall_ms_per_iter = 0, host_ms_per_iter = 0, api_ms_per_iter = 0, sync_ms_per_iter = 0;
+  double compute_ms_per_iter = 0;     // GPU time per iteration of the rank's other kernels
+  double collective_ms_per_iter = 0;  // GPU time per iteration of its collective (NCCL) kernels
+  bool collectives = false;           // the rank launches collective kernels
+  bool collectives_timed = false;     // ... and their GPU times were recorded
+  double wait_ms_per_iter = 0;        // the range's growth spent waiting for peers in collectives
+  double own_ms_per_iter = 0;         // the rest: growth of the rank's own work
+  std::string role;                   // "straggler" | "waits" | "climbs" | "flat" | "absent"
+};
+
+// A range across the ranks of a job.
+struct RangeByRank {
+  std::string pattern;           // "" (one trace) | "none" | "all" | "straggler" | "one" | "some"
+  int straggler = -1;            // job rank whose own work the others wait for ("straggler")
+  std::vector<int> climbing;     // job ranks where the range climbs
+  std::vector<int> waiting;      // job ranks whose growth is waiting for the straggler
+  std::string summary;           // one sentence
+  std::vector<RankClimb> ranks;  // every rank, by job rank
+};
+
 struct RangeReport {
   std::string name;       // "domain::name" outside the default domain
   uint32_t tid = 0;       // thread with the most instances
@@ -191,6 +219,8 @@ struct RangeReport {
   Decomposition decomposition;
   std::vector<std::string> explained_by;  // accumulator ids ("kind:key") with verdict explains
   std::string where_time_goes;            // when climbing: which component carries the growth
+  // Top level of a several-trace report only: how it climbs on each rank.
+  RangeByRank by_rank;
 };
 
 struct KernelRow {
@@ -236,6 +266,16 @@ struct HandleExample {
   int64_t free_iteration = -2;  // −2 = never freed
 };
 
+// An accumulator on one rank of a job (several traces only).
+struct AccumulatorOnRank {
+  int rank = 0, index = 0;  // job rank and command-line position
+  bool lives = false;       // accepted as an accumulator on this rank
+  bool measured = false;    // the rank has the candidate's series: growth_per_iter is its slope
+  double growth_per_iter = 0, bytes_per_iter = 0;
+  double p_value = 1;
+  std::vector<std::string> explains;  // this rank's ranges it explains
+};
+
 struct Accumulator {
   int rank = 0;
   std::string kind;  // device_allocations, pinned_allocations, ... (report-schema.md)
@@ -258,6 +298,8 @@ struct Accumulator {
   std::vector<std::string> likely_cause_of;  // ranges with verdict "likely_cause"
   double score = 0;                          // ranking key (report-schema.md)
   std::string evidence;                      // one line for the terminal
+  // Top level of a several-trace report only: where it lives, rank by rank.
+  std::vector<AccumulatorOnRank> by_rank;
 };
 
 struct LeakSite {
@@ -363,6 +405,35 @@ struct Thresholds {
   double min_separation = 1.0;     // shape test decides from this separation up (attribution.h)
 };
 
+// A rank the others wait for (analysis/straggler.h): its own work grows while, on the other
+// ranks, the time inside collectives grows with it.
+struct StragglerWait {
+  int rank = 0, index = 0;
+  double climb_pct = 0;               // the range's climb on this rank
+  double wait_ms_per_iter = 0;        // the range's growth spent waiting
+  double collective_ms_per_iter = 0;  // growth of its collectives' GPU time per iteration
+  double sync_ms_per_iter = 0;        // growth of its host's wait in synchronization calls
+  bool collectives_timed = false;     // its collective kernels' GPU times were recorded
+  std::string collective;             // the collective kernel whose time grows most
+  std::string wait_call;              // the CUDA call of the range whose time grows most
+};
+
+struct Straggler {
+  bool found = false;
+  int rank = -1, index = -1;
+  std::string range;           // the range it is found on (the iteration's, when it shows there)
+  double climb_pct = 0;        // the range's climb on the straggler
+  double own_ms_per_iter = 0;  // growth of the straggler's own work in the range
+  std::string where;           // where that growth sits: "host", "api", "gpu"
+  std::string where_detail;    // in words: host code between calls, a CUDA call, a kernel
+  std::vector<std::string> accumulators;  // ids that grow more on it and explain its range
+  double extra_growth_per_iter = 0;  // the first one's growth there minus the waiting ranks' mean
+  std::string unit;                  // of extra_growth_per_iter
+  std::vector<StragglerWait> waiting;
+  double wait_share = 0;  // the waiting ranks' mean wait over the straggler's own growth
+  std::string summary;    // the story in words
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string verdict;   // "climbing" | "flat"
@@ -373,9 +444,11 @@ struct Report {
   Iterations iterations;
   std::vector<RangeReport> ranges;
   std::vector<Accumulator> accumulators;
-  std::map<std::string, std::vector<int>> accumulator_ranks;  // id → rank indexes that have it
+  std::map<std::string, std::vector<int>> accumulator_ranks;  // id → job ranks that have it
   std::vector<RankReport> ranks;
   std::vector<std::string> notes;
+  std::vector<int> job_ranks;  // by trace index: its job rank (the recorded one, else the index)
+  Straggler straggler;         // several traces only
 };
 
 }  // namespace cuclimb::analysis

@@ -33,6 +33,8 @@ std::string Clip(const std::string& s, size_t width) {
   return s.substr(0, width - 3) + "...";
 }
 
+std::string WhereItLives(const Accumulator& a);
+
 // Appends `text` as lines of at most kWidth columns (UTF-8 characters), breaking at spaces; the
 // first line starts with `first`, the others with `rest`. A word longer than a line is kept whole.
 constexpr size_t kWidth = 100;
@@ -183,7 +185,11 @@ void GroupedRanges(const Report& report, const TextOptions& o, std::string* out)
                     "time\n");
     for (const auto& [title, ranges] : groups) {
       AppendWrapped(out, "  ", "    ", title);
-      for (const RangeReport* r : ranges) absl::StrAppend(out, RangeLine(*r, width), "\n");
+      for (const RangeReport* r : ranges) {
+        absl::StrAppend(out, RangeLine(*r, width), "\n");
+        if (!r->by_rank.summary.empty())
+          AppendWrapped(out, "      on the ranks: ", "        ", r->by_rank.summary);
+      }
     }
   }
   if (!flat.empty()) {
@@ -246,7 +252,30 @@ void AccumulatorsBlock(const Report& report, const TextOptions& o, std::string* 
     AppendWrapped(out, "     ", "     ", line);
     if (!a.site.frames.empty())
       AppendWrapped(out, "     at ", "        ", a.site.label);
+    if (!a.by_rank.empty())
+      AppendWrapped(out, "     ", "       ", WhereItLives(a));
   }
+}
+
+// "lives on rank 1 (+2 handles/iter); not on ranks 0, 2, 3".
+std::string WhereItLives(const Accumulator& a) {
+  std::string lives, absent;
+  int lives_count = 0, absent_count = 0;
+  for (const AccumulatorOnRank& on : a.by_rank) {
+    if (on.lives) {
+      const std::string growth =
+          a.unit == "bytes" ? absl::StrCat(FormatQuantity(on.growth_per_iter, "bytes"), "/iter")
+                            : absl::StrFormat("%.3g %s/iter", on.growth_per_iter, a.unit);
+      absl::StrAppend(&lives, lives_count++ ? ", " : "", on.rank, " (",
+                      on.growth_per_iter >= 0 ? "+" : "", growth, ")");
+    } else {
+      absl::StrAppend(&absent, absent_count++ ? ", " : "", on.rank);
+    }
+  }
+  std::string out = absl::StrCat("lives on rank", lives_count == 1 ? " " : "s ", lives);
+  if (absent_count > 0)
+    absl::StrAppend(&out, "; not on rank", absent_count == 1 ? " " : "s ", absent);
+  return out;
 }
 
 void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
@@ -277,6 +306,8 @@ void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
     if (r.climbing && o.details && !r.where_time_goes.empty()) {
       AppendWrapped(out, "    ", "      ", r.where_time_goes);
     }
+    if (r.climbing && !r.by_rank.summary.empty())
+      AppendWrapped(out, "    on the ranks: ", "      ", r.by_rank.summary);
     if (r.climbing && !r.explained_by.empty()) {
       AppendWrapped(out, "    ", "      ",
                     absl::StrCat("explained by: ", absl::StrJoin(r.explained_by, ", ")));
@@ -344,6 +375,10 @@ std::string ToText(const Report& report, const TextOptions& o) {
     GroupedRanges(report, o, &out);
   absl::StrAppend(&out, "\n");
   AccumulatorsBlock(report, o, &out);
+  if (report.straggler.found) {
+    absl::StrAppend(&out, "\nstraggler:\n");
+    AppendWrapped(&out, "  ", "  ", report.straggler.summary);
+  }
   if (report.ranks.size() > 1) {
     absl::StrAppend(&out, "\nper rank:\n");
     for (const RankReport& r : report.ranks) {
@@ -352,8 +387,11 @@ std::string ToText(const Report& report, const TextOptions& o) {
       AppendWrapped(
           &out, "  ", "    ",
           absl::StrFormat("rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s",
-                          r.index, r.trace.path, r.iterations.count, climbing,
-                          r.accumulators.size(), r.accumulators.size() == 1 ? "" : "s",
+                          r.index < static_cast<int>(report.job_ranks.size())
+                              ? report.job_ranks[static_cast<size_t>(r.index)]
+                              : r.index,
+                          r.trace.path, r.iterations.count, climbing, r.accumulators.size(),
+                          r.accumulators.size() == 1 ? "" : "s",
                           r.trace.partial ? " [partial]" : ""));
     }
   }

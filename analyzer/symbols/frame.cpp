@@ -2,6 +2,7 @@
 // Frame classes by name, Python frame decoding, and the two printed forms of a frame.
 #include "symbols/frame.h"
 
+#include <cctype>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -21,6 +22,21 @@ absl::string_view View(std::string_view s) {
 std::string_view BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// "mycrate::model::Trainer<u8, &[T]>": a type, not "<A as Trait>" nor arbitrary text.
+bool IsRustTypePath(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  if (s.find(" as ") != std::string::npos)
+    return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string_view("_:<>,&[]*() ").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -105,6 +121,33 @@ std::string ShortFunctionName(const std::string& fn) {
       if (s[i] == '(' && --depth == 0) {
         if (i > 0)
           s.resize(i);
+        break;
+      }
+    }
+  }
+  // Rust: drop a trailing turbofish ("step::<u32>" → "step"), and name an inherent impl by its
+  // type ("<mycrate::model::Trainer>::step" → "Trainer::step"), as legacy mangling prints them.
+  if (s.size() > 3 && s.back() == '>') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == '>')
+        ++depth;
+      if (s[i] == '<' && --depth == 0) {
+        if (i >= 2 && s.compare(i - 2, 2, "::") == 0)
+          s.resize(i - 2);
+        break;
+      }
+    }
+  }
+  if (!s.empty() && s[0] == '<') {
+    int depth = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '<')
+        ++depth;
+      if (s[i] == '>' && --depth == 0) {
+        const std::string inside = s.substr(1, i - 1);
+        if (IsRustTypePath(inside) && s.compare(i + 1, 2, "::") == 0)
+          s = inside + s.substr(i + 1);
         break;
       }
     }

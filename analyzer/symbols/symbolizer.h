@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Turns recorded stack frames into classified Frames: string frames as recorded (Python frames
 // decoded, mangled names demangled), return addresses through the `mapping` events and the ELF
-// files they name, when those files exist on this machine; otherwise "module+0xoffset". Call
-// sites are labelled and keyed by SiteLabel: the user's frame first.
+// files they name, with their debug files, when those exist on this machine (names, file:line,
+// inlined calls); otherwise "module+0xoffset" and why. Call sites are labelled and keyed by
+// SiteLabel: the user's frame first.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
-#include "symbols/elf_symbols.h"
+#include "symbols/debug_files.h"
 #include "symbols/frame.h"
 #include "symbols/frame_classifier.h"
+#include "symbols/module_symbols.h"
 #include "trace/tables.h"
 
 namespace cuclimb::analysis {
@@ -23,11 +25,17 @@ class Symbolizer {
  public:
   using Frame = analysis::Frame;
 
-  // search_dirs are tried (by the mapped file's base name) before the recorded path.
+  // search_dirs (--symbols) are searched first for the mapped files, by base name, and for
+  // their debug files (debug_files.h); debug_root stands for /usr/lib/debug (tests change it).
   explicit Symbolizer(std::vector<std::string> search_dirs = {},
-                      FrameClassifier classifier = FrameClassifier::Builtin());
+                      FrameClassifier classifier = FrameClassifier::Builtin(),
+                      std::string debug_root = "/usr/lib/debug");
+  ~Symbolizer();
 
-  void AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset);
+  // A `mapping` event: file offset `file_offset` of path is mapped at address base, for size
+  // bytes; build_id is the hex build id recorded with it ("" when none).
+  void AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset,
+                  std::string build_id = "");
 
   // The frames of one frame word (format::PcFrame / StringFrame), innermost first: several when
   // functions were inlined at the return address, which is looked up at pc − 1 so that a call
@@ -50,24 +58,35 @@ class Symbolizer {
   // outside CUDA, an empty stack by "".
   std::string SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings);
 
+  // One line per module whose frames in a label so far lack a name or a source line, saying why
+  // and how to fix it ("--symbols DIR", the -dbg package), for the report's notes.
+  std::vector<std::string> Notes() const;
+
   const FrameClassifier& classifier() const { return classifier_; }
 
  private:
   struct Mapping {
     uint64_t base, size, offset;
     uint32_t file;  // index into files_
+    bool delta_known = false, delta_ok = false;
+    int64_t delta = 0;  // link-time address − file offset in this mapping
   };
   struct File {
-    std::string path, base_name;
+    std::string path, base_name, build_id;
     bool tried = false;
-    std::unique_ptr<ElfSymbols> symbols;  // null when unreadable
+    ModuleFiles located;
+    std::unique_ptr<ModuleSymbols> symbols;              // null when no usable file
+    std::string problem;                                 // why symbols is null
+    bool noted_unnamed = false, noted_no_lines = false;  // a label used such a frame
   };
-  const ElfSymbols* SymbolsOf(File& file);
-  Frame ResolvePc(uint64_t pc);
+  ModuleSymbols* SymbolsOf(File& file);
+  std::vector<Frame> ResolvePc(uint64_t pc);
   Frame ResolveString(std::string_view text) const;
+  void NoteLabelFrame(const Frame& f);
 
   std::vector<std::string> search_dirs_;
   FrameClassifier classifier_;
+  std::string debug_root_;
   std::vector<Mapping> mappings_;  // sorted by base on lookup
   bool sorted_ = true;
   std::vector<File> files_;

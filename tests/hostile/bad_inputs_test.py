@@ -39,12 +39,13 @@ def pending(branch, why):
 
 
 class Result:
-    def __init__(self, returncode, stdout, stderr, max_rss_bytes, seconds):
+    def __init__(self, returncode, stdout, stderr, max_rss_bytes, seconds, cpu_seconds):
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
         self.max_rss_bytes = max_rss_bytes
         self.seconds = seconds
+        self.cpu_seconds = cpu_seconds
 
 
 def run(*args, cwd=None, timeout=300, env=None):
@@ -76,7 +77,7 @@ def run(*args, cwd=None, timeout=300, env=None):
     p.returncode = os.waitstatus_to_exitcode(status)
     return Result(p.returncode, chunks["out"].decode("utf-8", "replace"),
                   chunks["err"].decode("utf-8", "replace"), usage.ru_maxrss * 1024,
-                  time.monotonic() - start)
+                  time.monotonic() - start, usage.ru_utime + usage.ru_stime)
 
 
 def data(name):
@@ -203,6 +204,188 @@ class TerminalEscapes(Base):
         self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
 
 
+class JsonLinesStrictness(Base):
+    def test_integers_that_would_wrap_stop_the_read(self):
+        trace = data("terminal-escapes-and-int-wrap.jsonl")
+        out = self.path("x.trace")
+        r = run("convert", trace, out)
+        self.assertExit(r, 3)
+        self.assertIn("line 39", r.stderr)
+        self.assertRegex(r.stderr, "field '(tid|grid)'")
+        r = run("convert", out, "-", "--to", "jsonl")
+        self.assertExit(r, 0)
+        self.assertNotIn("tid_wraps_to_1", r.stdout)  # converted up to the damage, no further
+        self.assertEqual(len(r.stdout.splitlines()), 1 + 37)
+        r = run("info", trace)
+        self.assertExit(r, 3)
+
+    def test_push_without_name_is_corrupt_not_a_flat_run(self):
+        src = self.path("climb.jsonl")
+        r = run("convert", os.path.join(os.path.dirname(DATA), "..", "golden", "climb_cubecl.trace"),
+                src, "--to", "jsonl")
+        self.assertExit(r, 0)
+        with open(src) as f:
+            lines = f.readlines()
+        nameless = [l.replace(',"name":"P/step"', "") for l in lines]
+        self.assertGreater(sum(a != b for a, b in zip(nameless, lines)), 10)
+        bad = self.path("nameless.jsonl")
+        with open(bad, "w") as f:
+            f.writelines(nameless)
+        r = run("analyze", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("check", bad, "--quiet")
+        self.assertExit(r, 3)
+        r = run("info", bad)
+        self.assertExit(r, 3)
+        self.assertIn("required field 'name'", r.stdout)
+
+
+HEADER = ('{"ev":"header","ts":0,"format":"1.0","producer":"t","clock":"synthetic",'
+          '"base_clock_ns":0,"base_realtime_ns":0}\n')
+
+# The shapes of data/make_scale_inputs.py, at any size n.
+SHAPES = {
+    "threads": lambda n: ('{"ev":"push","ts":%d,"tid":%d,"name":"r"}\n' % (2 * i, i + 1)
+                          for i in range(n)),
+    "unclosed": lambda n: ('{"ev":"push","ts":%d,"tid":1,"name":"n%d"}\n' % (i, i)
+                           for i in range(n)),
+    "domains": lambda n: ('{"ev":"push","ts":%d,"tid":1,"name":"r","domain":"d%d"}\n' % (i, i)
+                          for i in range(n)),
+    "kernels": lambda n: ('{"ev":"launch","ts":%d,"dur":5,"tid":1,"kernel":"k%d","stream":"0x10"}\n'
+                          % (i * 10, i) for i in range(n)),
+}
+
+
+def write_shape(path, shape, n):
+    with open(path, "w") as f:
+        f.write(HEADER)
+        f.writelines(SHAPES[shape](n))
+
+
+class Scale(Base):
+    """Memory per open range, domain, thread and kernel name; time linear in each (issue #14:
+    ~512 KB per open range, quadratic time in threads)."""
+
+    def test_open_ranges_and_domains_cost_little_memory(self):
+        for name in ("mem-5000-open-ranges.jsonl", "mem-5000-domains.jsonl"):
+            r = run("analyze", data(name), "--json", "/dev/null", "--quiet")
+            self.assertExit(r, 0)
+            if not SANITIZED:  # was 2.6 GB each
+                self.assertLess(r.max_rss_bytes, 256 << 20, name)
+
+    def cpu_seconds(self, shape, n, command="analyze"):
+        path = self.path(f"{shape}-{n}.jsonl")
+        write_shape(path, shape, n)
+        args = [command, path, "--quiet"] + (["--json", "/dev/null"] if command == "analyze" else [])
+        r = run(*args)
+        self.assertExit(r, 0 if command == "analyze" else 3)  # too short a trace for a gate
+        if not SANITIZED:
+            self.assertLess(r.max_rss_bytes, 1 * GIB, (shape, n))
+        return r.cpu_seconds
+
+    def test_time_is_linear_in_threads_ranges_domains_and_kernels(self):
+        # Doubling the input must not come near quadrupling the time. CPU time, not wall time,
+        # and the better of two tries, so a busy machine does not fail the test.
+        sizes = {"threads": 40000, "unclosed": 60000, "domains": 60000, "kernels": 40000}
+        for shape, n in sizes.items():
+            for command in (("analyze", "check") if shape == "threads" else ("analyze",)):
+                ratios = []
+                for _ in range(2):
+                    small = self.cpu_seconds(shape, n, command)
+                    large = self.cpu_seconds(shape, 2 * n, command)
+                    ratios.append(large / max(small, 0.05))
+                self.assertLess(min(ratios), 3.0, f"{command} {shape}: {ratios}")
+
+
+I64MAX, I64MIN, U64MAX, U32MAX = 2**63 - 1, -2**63, 2**64 - 1, 2**32 - 1
+
+
+def extreme_events():
+    """Every kind of event with its fields at their limits, at timestamps from INT64_MIN to
+    INT64_MAX and back: sums, differences and conversions of these overflow unless guarded."""
+    yield {"ev": "header", "ts": 0, "format": "1.0", "producer": "x", "clock": "synthetic",
+           "base_clock_ns": I64MAX, "base_realtime_ns": I64MIN}
+    for rep in range(12):
+        for ts in (I64MIN, -1, 0, 1, I64MAX // 2, I64MAX - 10, I64MAX):
+            big = I64MAX if rep % 2 else I64MIN
+            yield {"ev": "push", "ts": ts, "tid": U32MAX, "name": "iteration", "payload": big}
+            yield {"ev": "alloc", "ts": ts, "dur": U64MAX, "tid": U32MAX, "api": "a",
+                   "kind": "device", "addr": "0xffffffffffffffff", "size": U64MAX,
+                   "stream": "0x1", "device": 2**31 - 1, "pool": "0xffffffffffffffff",
+                   "corr": U64MAX}
+            yield {"ev": "alloc", "ts": ts, "dur": 1, "tid": 1, "api": "a", "kind": "pool",
+                   "addr": "0x%x" % (rep + 1), "size": 2**63, "stream": "0x1", "device": 0,
+                   "pool": "0x5"}
+            yield {"ev": "launch", "ts": ts, "dur": U64MAX, "tid": U32MAX, "kernel": "k",
+                   "stream": "0x1", "corr": rep + 1, "grid": [U32MAX] * 3,
+                   "block": [U32MAX, 1, 1], "smem": U64MAX}
+            yield {"ev": "kernel", "ts": ts, "dur": 2**63, "kernel": "k", "stream": "0x1",
+                   "corr": rep + 1, "device": 0, "grid": [U32MAX] * 3}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "pool.reserved", "value": big,
+                   "pool": "0x5"}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "pool.used", "value": I64MIN,
+                   "pool": "0x5"}
+            yield {"ev": "gauge", "ts": ts, "device": 0, "name": "device.free", "value": I64MAX}
+            yield {"ev": "api", "ts": ts, "dur": U64MAX, "tid": U32MAX,
+                   "name": "cuStreamSynchronize", "result": I64MIN}
+            yield {"ev": "sync", "ts": ts, "dur": 2**63, "tid": U32MAX, "kind": "stream",
+                   "api": "cuStreamSynchronize"}
+            yield {"ev": "copy", "ts": ts, "dur": U64MAX, "tid": 1, "kind": "htod",
+                   "api": "cuMemcpy", "size": U64MAX}
+            yield {"ev": "overhead", "ts": ts, "dur": U64MAX, "tid": 0, "self_ns": big,
+                   "events": U64MAX}
+            yield {"ev": "drops", "ts": ts, "count": big, "reason": "ring_full"}
+            yield {"ev": "create", "ts": ts, "dur": U64MAX, "tid": 1, "type": "stream",
+                   "handle": "0xffffffffffffffff"}
+            yield {"ev": "vmm", "ts": ts, "dur": U64MAX, "tid": 1, "op": "create",
+                   "size": U64MAX, "handle": "0x%x" % (rep + 7)}
+            yield {"ev": "vmm", "ts": ts, "dur": U64MAX, "tid": 1, "op": "map",
+                   "addr": "0xffffffffffffff00", "size": U64MAX, "handle": "0x%x" % (rep + 7)}
+            yield {"ev": "free", "ts": ts, "dur": U64MAX, "tid": 1, "api": "f",
+                   "addr": "0x%x" % (rep + 1), "size": U64MAX}
+            yield {"ev": "pop", "ts": ts, "tid": U32MAX}
+            yield {"ev": "process", "ts": ts, "pid": big, "cmd": "x", "driver": U64MAX,
+                   "cupti": U64MAX, "rank": U64MAX, "ppid": U64MAX}
+            yield {"ev": "device", "ts": ts, "device": 2**31 - 1, "name": "d", "total": U64MAX,
+                   "cc": big}
+            yield {"ev": "sample", "ts": ts, "tid": 1, "stack": ["0xffffffffffffffff", "f"]}
+
+
+class ExtremeValues(Base):
+    """Every field at its limits through every command: no crash, no sanitizer report (the
+    sanitizer build runs this), no wrapped value on the way (issue #14's UBSan findings)."""
+
+    def test_every_command_on_extreme_values(self):
+        jsonl = self.path("extremes.jsonl")
+        with open(jsonl, "w") as f:
+            for e in extreme_events():
+                f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        binary = self.path("extremes.trace")
+        self.assertExit(run("convert", jsonl, binary), 0)
+        back = self.path("back.jsonl")
+        self.assertExit(run("convert", binary, back), 0)
+        with open(jsonl) as a, open(back) as b:
+            self.assertEqual(a.read().splitlines()[1:], b.read().splitlines()[1:],
+                             "binary conversion changed a value")
+        for trace in (jsonl, binary):
+            self.assertExit(run("info", trace), 0)
+            self.assertExit(run("info", trace, "--json"), 0)
+            self.assertExit(run("analyze", trace, "--json", self.path("r.json"),
+                                "--html", self.path("r.html")), 0)
+            self.assertExit(run("export", trace, "--perfetto", self.path("p.json"), "--quiet"), 0)
+            self.assertExit(run("export", trace, "--perfetto", self.path("p.json"),
+                                "--iterations", "1:3", "--quiet"), 0)
+            self.assertExit(run("diff", trace, jsonl, "--json", self.path("d.json"),
+                                "--html", self.path("d.html")), 0)
+            r = run("check", trace, "--max-growth", "any=0", "--max-growth", "live_bytes=0")
+            self.assertNoSanitizerReport(r)
+            self.assertIn(r.returncode, (0, 1, 3))
+            with open(self.path("r.json")) as f:
+                json.load(f)
+            with open(self.path("p.json")) as f:
+                json.load(f)
+
+
 class CutTraces(Base):
     def cut(self):
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
@@ -223,6 +406,19 @@ class CutTraces(Base):
         flat = os.path.join(os.path.dirname(whole), "h200-cubecl-flat.trace")
         r = run("diff", flat, cut, "--fail-on-divergence", "--quiet")
         self.assertExit(r, 3)
+
+    def test_export_of_iterations_beyond_the_readable_part_is_a_damaged_trace(self):
+        cut, whole = self.cut()
+        out = self.path("p.json")
+        r = run("export", cut, "--perfetto", out, "--iterations", "400:450", "--quiet")
+        self.assertExit(r, 3)
+        self.assertIn("not readable", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        r = run("export", whole, "--perfetto", out, "--iterations", "600:650", "--quiet")
+        self.assertExit(r, 2)  # the whole trace has 500: asking for more is a usage error
+        r = run("export", cut, "--perfetto", out, "--iterations", "10:20", "--quiet")
+        self.assertExit(r, 3)  # exported what was readable, and says the trace is cut
+        self.assertTrue(os.path.exists(out))
 
 
 def main():

@@ -118,6 +118,43 @@ void CaptureEnd(CUstream stream) {
   DriverCall(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, &p, 0x11, 0);
 }
 
+void StreamCreated(uint64_t context, CUstream stream) {
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(context);
+  data.resourceHandle.stream = stream;
+  g_deliver(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED, &data);
+}
+
+// A launch as NCCL makes it: cuLaunchKernelEx with the kernel's symbol, on NCCL's own stream.
+void LaunchEx(const char* symbol, CUstream stream, uint32_t corr) {
+  CUlaunchConfig config{};
+  config.gridDimX = 4;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = 512;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream;
+  cuLaunchKernelEx_params p{&config, reinterpret_cast<CUfunction>(0xf00d), nullptr, nullptr};
+  uint64_t correlation_data = 0;
+  CUresult ret = CUDA_SUCCESS;
+  CUpti_CallbackData cb{};
+  cb.functionName = "cuLaunchKernelEx";
+  cb.functionParams = &p;
+  cb.functionReturnValue = &ret;
+  cb.symbolName = symbol;
+  cb.context = reinterpret_cast<CUcontext>(0x11);
+  cb.correlationData = &correlation_data;
+  cb.correlationId = corr;
+  cb.callbackSite = CUPTI_API_ENTER;
+  g_deliver(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &cb);
+  cb.callbackSite = CUPTI_API_EXIT;
+  g_deliver(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &cb);
+}
+
+void StreamWaitEvent(CUstream stream, CUevent event) {
+  cuStreamWaitEvent_params p{stream, event, 0};
+  DriverCall(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, &p, 0x11, 0);
+}
+
 template <typename F>
 F CApi(const char* name) {
   return Sym<F>(g_cuclimb, name);
@@ -168,6 +205,22 @@ int main(int argc, char** argv) {
     const int count = argc > 2 ? std::atoi(argv[2]) : 40;
     const int ms = argc > 3 ? std::atoi(argv[3]) : 15;
     Iterations(count, ms);
+    return 0;
+  }
+  if (mode == "collectives") {
+    // What a DDP step looks like to the driver: NCCL creates its own stream, the user's stream
+    // waits for it, and NCCL launches its kernels on it from the thread that calls the
+    // collective (not the main thread here, as with a DDP reducer's hook).
+    auto* user = reinterpret_cast<CUstream>(0x5150);
+    auto* nccl = reinterpret_cast<CUstream>(0x7001);
+    ContextCreated(0x11);
+    StreamCreated(0x11, nccl);
+    std::thread reducer([nccl] {
+      for (uint32_t i = 0; i < 3; ++i)
+        LaunchEx("ncclDevKernel_AllReduce_Sum_f32_RING_LL", nccl, 100 + i);
+    });
+    reducer.join();
+    StreamWaitEvent(user, reinterpret_cast<CUevent>(0xe7));
     return 0;
   }
   if (mode == "fork") {

@@ -238,6 +238,9 @@ TEST_F(CuptiLifecycle, StartingPausedEnablesOnlyTracking) {
   EXPECT_FALSE(recording.kernel);
   EXPECT_EQ(resumed.driver, TableIds(true));
   EXPECT_TRUE(resumed.kernel);
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
 }
 
 TEST_F(CuptiLifecycle, ACaptureBegunWhilePausedIsKnownAfterResuming) {
@@ -255,6 +258,29 @@ TEST_F(CuptiLifecycle, ACaptureBegunWhilePausedIsKnownAfterResuming) {
   EXPECT_EQ(allocs[1].second, format::MemoryKind::kGraph);
   EXPECT_EQ(allocs[2].first, 0xd000u);
   EXPECT_NE(allocs[2].second, format::MemoryKind::kGraph);
+}
+
+TEST_F(CuptiLifecycle, NcclStreamsAndKernelsAreRecordedLikeAnyOther) {
+  const RunResult r = Run({"collectives"});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  ASSERT_TRUE(t.opened);
+  bool stream_created = false;
+  for (const Event& ev : t.Of(EventType::kCreate)) {
+    stream_created =
+        stream_created ||
+        (ev.kind == static_cast<uint8_t>(format::HandleType::kStream) && ev.handle == 0x7001);
+  }
+  EXPECT_TRUE(stream_created);
+  const std::vector<Event> launches = t.Of(EventType::kLaunch);
+  ASSERT_EQ(launches.size(), 3u);
+  for (const Event& ev : launches) {
+    EXPECT_EQ(t.Str(ev.name), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    EXPECT_EQ(ev.stream, 0x7001u);
+    EXPECT_NE(ev.tid, t.Of(EventType::kCreate)[0].tid);  // the reducer's thread
+  }
+  ASSERT_EQ(t.Count(EventType::kSync), 1u);
+  EXPECT_EQ(t.Of(EventType::kSync)[0].stream, 0x5150u);
 }
 
 TEST_F(CuptiLifecycle, UnsupportedCuptiMajorRecordsNvtxOnly) {
@@ -325,6 +351,62 @@ Windows WindowsOf(const Trace& t, const std::vector<std::string>& log) {
   w.memory_on = CountLines(log, "activity_enable " + memory);
   w.memory_off = CountLines(log, "activity_disable " + memory);
   return w;
+}
+
+TEST_F(CuptiLifecycle, ARefusedDriverCallbackIsNamedInTheTrailerAndTheRestRecords) {
+  const std::string alloc = std::to_string(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync);
+  const RunResult r =
+      Run({"capture-while-paused"}, {{"FAKE_CUPTI_FAIL", "cuptiEnableCallback:" + alloc}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("cuptiEnableCallback"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text.find("cannot tell when CUDA queries are safe"), std::string::npos);
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.Status(), "CUPTI refused the callbacks of 1 driver calls (first: cuMemAllocAsync)");
+  EXPECT_EQ(t.Count(EventType::kAlloc), 0u);  // the refused call
+  EXPECT_EQ(t.Count(EventType::kApi), 1u);    // the capture's end, after resuming
+}
+
+TEST_F(CuptiLifecycle, ARefusedCaptureCallbackStopsQueriesAndWindows) {
+  const std::string begin = std::to_string(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2);
+  const RunResult r =
+      Run({"iterations", "12", "10"}, {{"FAKE_CUPTI_FAIL", "cuptiEnableCallback:" + begin},
+                                       {"CUCLIMB_KERNEL_EVERY", "2"},
+                                       {"CUCLIMB_FLUSH_MS", "5"}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("cannot tell when CUDA queries are safe"), std::string::npos)
+      << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  EXPECT_NE(t.Status().find("first: cuStreamBeginCapture_v2"), std::string::npos) << t.Status();
+  const Windows w = WindowsOf(t, Log());
+  EXPECT_TRUE(w.gauge.empty());
+  EXPECT_EQ(w.kernel_on, 0u);
+  EXPECT_EQ(t.Count(EventType::kPush), 12u);
+}
+
+TEST_F(CuptiLifecycle, ARefusedDomainIsLoggedWithWhatItCosts) {
+  const std::string sync = std::to_string(CUPTI_CB_DOMAIN_SYNCHRONIZE);
+  const RunResult r = Run({"states"}, {{"FAKE_CUPTI_FAIL", "cuptiEnableDomain:" + sync}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("pool gauges follow the writer's period only"), std::string::npos)
+      << r.stderr_text;
+  HostState recording;
+  ASSERT_TRUE(StateOf(r.stdout_text, "recording", &recording));
+  EXPECT_FALSE(recording.sync);
+  EXPECT_EQ(recording.driver, TableIds(true));
+}
+
+TEST_F(CuptiLifecycle, AFailingFlushIsLoggedOnceAndTheTraceStillCompletes) {
+  const RunResult r =
+      Run({"iterations", "30", "10"}, {{"FAKE_CUPTI_FAIL", "cuptiActivityFlushAll"}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const std::string warning = "GPU records may arrive late or be missing at the end";
+  const size_t at = r.stderr_text.find(warning);
+  EXPECT_NE(at, std::string::npos) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text.find(warning, at + 1), std::string::npos) << "logged once";
+  EXPECT_GE(CountLines(Log(), "flush_all"), 2u);  // the periodic and the forced one
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+  EXPECT_EQ(t.Count(EventType::kPush), 30u);
 }
 
 TEST_F(CuptiLifecycle, SamplingWindowsOpenAtSampledIterationsAndSwitchBothKinds) {

@@ -78,11 +78,12 @@ TEST(Symbolizer, SiteLabelSkipsInternalFrames) {
   EXPECT_EQ(s.Resolve(stack[2], strings).frame_class, FrameClass::kFramework);
 }
 
-TEST(ElfSymbols, RejectsNonElf) {
+TEST(ModuleSymbols, RejectsNonElf) {
   const std::string path = ::testing::TempDir() + "/not_elf.bin";
   std::ofstream(path) << "hello";
-  EXPECT_FALSE(ElfSymbols::Load(path).ok());
-  EXPECT_FALSE(ElfSymbols::Load("/nonexistent/file").ok());
+  EXPECT_FALSE(ModuleSymbols::Open(path, "").ok());
+  EXPECT_FALSE(ModuleSymbols::Open("/nonexistent/file", "").ok());
+  EXPECT_FALSE(ReadElfIds(path).ok);
 }
 
 }  // namespace
