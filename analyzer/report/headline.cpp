@@ -294,9 +294,10 @@ Headline MakeHeadline(const Report& report, const HeadlineOptions& options) {
   const std::string traces = TracePaths(report);
   // The range the verdict rests on (the analysis names it), else the climbing range that grows
   // most (it climbs, but not enough to set the verdict).
+  // A flat run's cause (the machine drifting) names a range that does not climb: not this one.
   const RangeReport* top = nullptr;
   for (const RangeReport& r : report.ranges) {
-    if (!report.cause.range.empty() && r.name == report.cause.range)
+    if (!report.cause.range.empty() && r.name == report.cause.range && r.climbing)
       top = &r;
   }
   const bool sets_verdict = top != nullptr;
@@ -372,6 +373,10 @@ Headline MakeHeadline(const Report& report, const HeadlineOptions& options) {
   } else if (acc != nullptr) {
     h.cause = absl::StrCat(StatePhrase(*acc),
                            ", but step time does not climb (yet): memory or handles creep.");
+  } else if (report.cause.kind == kCauseMachine && !report.cause.summary.empty()) {
+    // The iteration time changed, but with everything else on the machine: say so, so that a
+    // user who saw it change does not read "nothing climbs" as a contradiction.
+    h.cause = absl::StrCat(report.cause.summary, ".");
   }
   // Capitalize the sentence, unless it starts with a name (a range's, an API's).
   const bool starts_with_name = top != nullptr && h.cause.rfind(top->name, 0) == 0;

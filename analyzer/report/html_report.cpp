@@ -61,7 +61,9 @@ int Classify(const std::vector<std::string>& path, const Json& parent) {
   };
   const std::string& top = at(0);
   const std::string& leaf = path.back();
-  auto index = [&](size_t i) { return static_cast<size_t>(std::strtoull(at(i).c_str(), nullptr, 10)); };
+  auto index = [&](size_t i) {
+    return static_cast<size_t>(std::strtoull(at(i).c_str(), nullptr, 10));
+  };
   if (top == "ranges") {
     if (leaf == "total_ms")
       return kRangeTotals;

@@ -166,10 +166,13 @@ Json ClimbByRankJson(const RangeByRank& b) {
                          {"collectives", c.collectives},
                          {"collectives_timed", c.collectives_timed}});
   }
-  return Json{
-      {"pattern", b.pattern},   {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
-      {"climbing", b.climbing}, {"waiting", b.waiting},
-      {"summary", b.summary},   {"ranks", std::move(ranks)}};
+  return Json{{"pattern", b.pattern},
+              {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
+              {"inferred", b.inferred},
+              {"climbing", b.climbing},
+              {"waiting", b.waiting},
+              {"summary", b.summary},
+              {"ranks", std::move(ranks)}};
 }
 
 Json StragglerJson(const Straggler& s) {
@@ -189,6 +192,7 @@ Json StragglerJson(const Straggler& s) {
   }
   return Json{{"rank", s.rank},
               {"index", s.index},
+              {"inferred", s.inferred},
               {"range", s.range},
               {"climb_pct", R(s.climb_pct)},
               {"own_ms_per_iter", R(s.own_ms_per_iter)},
@@ -593,8 +597,10 @@ nlohmann::ordered_json ReportJson(const Report& report, bool per_rank) {
   for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
   j["ranges"] = std::move(ranges);
   j["accumulators"] = Accumulators(report.accumulators, &report);
-  if (report.ranks.size() > 1)
+  if (report.ranks.size() > 1) {
     j["straggler"] = StragglerJson(report.straggler);
+    j["job_ranks"] = report.job_ranks;
+  }
   j["notes"] = report.notes;
   if (per_rank) {
     Json ranks = Json::array();

@@ -130,6 +130,44 @@ std::string RangeLine(const RangeReport& r, size_t name_width) {
   return absl::StrCat(line, grew);
 }
 
+// The heading a climbing range is listed under: the accumulator that explains it, else the one
+// that is its most likely cause, else one it only rises with (a correlation, so it does not read
+// as a contradiction; the same verdicts as the accumulators' lines); otherwise where its extra
+// time goes.
+std::string GroupTitle(const Report& report, const RangeReport& r) {
+  const Accumulator* best = nullptr;
+  int best_grade = 0;
+  for (const Accumulator& a : report.accumulators) {
+    for (const Explanation& e : a.explanations) {
+      const int grade = e.verdict == kExplains         ? 3
+                        : e.verdict == kLikelyCause    ? 2
+                        : e.verdict == kCorrelatedOnly ? 1
+                                                       : 0;
+      if (e.range == r.name && grade > best_grade) {
+        best = &a;
+        best_grade = grade;
+      }
+    }
+  }
+  if (best_grade == 3)
+    return absl::StrCat("explained by accumulator ", best->rank, " (", best->kind, " ", best->key,
+                        "):");
+  if (best_grade == 2)
+    return absl::StrCat("most likely caused by accumulator ", best->rank, " (", best->kind, " ",
+                        best->key,
+                        "); both rise in straight lines, so the other evidence decides:");
+  if (best_grade == 1)
+    return absl::StrCat("rising with accumulator ", best->rank,
+                        " without following its shape (a correlation, not the cause):");
+  if (r.cause.kind == kCauseMachine)
+    return "climbing with the whole machine (every part of the time scales together):";
+  if (r.cause.kind == kCauseGpu)
+    return "climbing in GPU time (the same kernels run slower), no growing state behind them:";
+  if (r.cause.kind == kCauseWork)
+    return "climbing with more CUDA calls or launches per iteration:";
+  return "climbing with no growing state behind them:";
+}
+
 void GroupedRanges(const Report& report, const TextOptions& o, std::string* out) {
   if (report.ranges.empty()) {
     absl::StrAppend(out, "no NVTX range repeats in most iterations: nothing to time\n");
@@ -155,28 +193,7 @@ void GroupedRanges(const Report& report, const TextOptions& o, std::string* out)
       flat.push_back(&r);
       continue;
     }
-    const Accumulator* by = nullptr;
-    const Accumulator* with = nullptr;
-    for (const Accumulator& a : report.accumulators) {
-      for (const Explanation& e : a.explanations) {
-        if (e.range != r.name)
-          continue;
-        if (e.verdict == "explains" && by == nullptr)
-          by = &a;
-        else if (e.verdict != "unrelated" && with == nullptr)
-          with = &a;
-      }
-    }
-    if (by != nullptr) {
-      group(absl::StrCat("explained by accumulator ", by->rank, " (", by->kind, " ", by->key, "):"))
-          .push_back(&r);
-    } else if (with != nullptr) {
-      group(absl::StrCat("rising with accumulator ", with->rank,
-                         " without following its shape (a correlation, not the cause):"))
-          .push_back(&r);
-    } else {
-      group("climbing with no growing state behind them:").push_back(&r);
-    }
+    group(GroupTitle(report, r)).push_back(&r);
   }
   if (!groups.empty()) {
     absl::StrAppend(out,
@@ -238,17 +255,31 @@ void AccumulatorsBlock(const Report& report, const TextOptions& o, std::string* 
       }
       continue;
     }
-    int explains = 0, rises = 0;
+    int explains = 0, likely = 0, rises = 0;
     for (const Explanation& e : a.explanations) {
-      explains += e.verdict == "explains";
-      rises += e.verdict != "explains" && e.verdict != "unrelated";
+      explains += e.verdict == kExplains;
+      likely += e.verdict == kLikelyCause;
+      rises += e.verdict == kCorrelatedOnly;
     }
     std::string line = absl::StrCat(StatePhrase(a), ", since iteration ", a.growth_start_iteration);
-    if (explains > 0)
-      absl::StrAppendFormat(&line, "; explains %d climbing range%s", explains,
+    const char* sep = "; ";
+    if (explains > 0) {
+      absl::StrAppendFormat(&line, "%sexplains %d climbing range%s", sep, explains,
                             explains == 1 ? "" : "s");
+      sep = ", ";
+    }
+    if (likely > 0) {
+      absl::StrAppendFormat(&line, "%sthe likely cause of %d%s", sep, likely,
+                            explains > 0  ? " more"
+                            : likely == 1 ? " climbing range"
+                                          : " climbing ranges");
+      sep = ", ";
+    }
     if (rises > 0)
-      absl::StrAppendFormat(&line, "%s rises with %d more", explains > 0 ? "," : ";", rises);
+      absl::StrAppendFormat(&line, "%srises with %d %s", sep, rises,
+                            explains + likely > 0 ? "more"
+                            : rises == 1          ? "climbing range"
+                                                  : "climbing ranges");
     AppendWrapped(out, "     ", "     ", line);
     if (!a.site.frames.empty())
       AppendWrapped(out, "     at ", "        ", a.site.label);

@@ -821,6 +821,15 @@
     append(into, parts);
   }
 
+  // Where a merged accumulator lives: "rank 1 (+2 allocations/iter)", "ranks 0, 3 (+1, +1 …)".
+  function livesOn(a) {
+    const on = (a.by_rank || []).filter((r) => r.lives);
+    if (!on.length) return '';
+    const growth = on.map((r) => (r.growth_per_iter === null ? '?' : (r.growth_per_iter >= 0 ? '+' : '') + num(r.growth_per_iter, 3)));
+    return (on.length === 1 ? 'rank ' : 'ranks ') + on.map((r) => r.rank).join(', ') + ' (' + growth.join(', ') + ' ' + a.unit + '/iter)' +
+      (on.length < a.by_rank.length ? '; not on the others' : '');
+  }
+
   function renderReport(D, app) {
     append(app, header(D));
     const body = el('div', {id: 'rank-body'});
@@ -828,7 +837,9 @@
     let sel = null;
     if (multi) {
       sel = el('select', {id: 'rank-select', 'aria-label': 'rank'});
-      D.ranks.forEach((r, k) => sel.appendChild(el('option', {value: k}, 'rank ' + r.index + ': ' + r.trace.path)));
+      // Job ranks (the recorded ones) name the traces, as in the text report.
+      const jobRank = (k) => (D.job_ranks && D.job_ranks[k] !== undefined ? D.job_ranks[k] : D.ranks[k].index);
+      D.ranks.forEach((r, k) => sel.appendChild(el('option', {value: k}, 'rank ' + jobRank(k) + ': ' + r.trace.path)));
       sel.addEventListener('change', () => renderRank(D.ranks[Number(sel.value)], body, D, true));
       app.appendChild(el('div', {class: 'controls'}, el('label', null, 'show ', sel)));
     }
@@ -836,13 +847,25 @@
     if (D.ranks.length) renderRank(D.ranks[0], body, D, multi);
     append(app, runSummary(D));
     if (multi) {
-      app.appendChild(section('across', 'Across ranks', table([
+      const across = [];
+      if (D.straggler) across.push(el('div', {class: 'banner bad', id: 'straggler'}, 'Straggler: ' + D.straggler.summary));
+      across.push(table([
         {label: 'range', get: (r) => r.name, name: true},
         {label: 'first', get: (r) => r.first_ms, show: (r) => ms(r.first_ms), num: true},
         {label: 'last', get: (r) => r.last_ms, show: (r) => ms(r.last_ms), num: true},
         {label: 'climb', get: (r) => r.climb_pct, show: (r) => pct(r.climb_pct), num: true},
         {label: 'climbing', get: (r) => (r.climbing ? 1 : 0), show: (r) => (r.climbing ? 'yes' : 'no')},
-      ], D.ranges)));
+        {label: 'on the ranks', get: (r) => (r.climb_by_rank ? r.climb_by_rank.pattern : ''), show: (r) => (r.climb_by_rank ? r.climb_by_rank.summary : '')},
+      ], D.ranges));
+      if (D.accumulators.length) {
+        across.push(table([
+          {label: '#', get: (a) => a.rank, num: true},
+          {label: 'accumulator', get: (a) => a.id, name: true},
+          {label: 'growth/iter', get: (a) => a.growth_per_iter, show: (a) => num(a.growth_per_iter) + ' ' + a.unit, num: true},
+          {label: 'lives on', get: (a) => livesOn(a)},
+        ], D.accumulators));
+      }
+      app.appendChild(section('across', 'Across ranks', across));
     }
   }
 
