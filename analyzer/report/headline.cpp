@@ -193,7 +193,8 @@ std::string StatePhrase(const Accumulator& a) {
                         r.one ? "stays" : "stay", " mapped until the loop ends");
   }
   if (a.kind == "pool_reserved") {
-    return absl::StrCat("memory pool ", a.key, " reserves ",
+    // The key names the pool already ("pool 0x1f1badc0").
+    return absl::StrCat("memory ", a.key.rfind("pool", 0) == 0 ? "" : "pool ", a.key, " reserves ",
                         FormatQuantity(a.growth_per_iter, "bytes"),
                         " more every iteration and does not release it");
   }

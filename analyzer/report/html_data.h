@@ -19,7 +19,9 @@ namespace cuclimb::analysis::html {
 using Json = nlohmann::ordered_json;
 
 // Numbers on the page are rounded exactly as in the JSON report.
-inline Json Num(double v) { return JsonNumber(v); }
+inline Json Num(double v) {
+  return JsonNumber(v);
+}
 
 // Hands out series while the embedded data stays under a budget. A series is an array of
 // numbers (one per iteration, exact), or {"bin": k, "v": [...]} when longer than max_points

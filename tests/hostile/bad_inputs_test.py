@@ -369,7 +369,7 @@ class ExtremeValues(Base):
                              "binary conversion changed a value")
         for trace in (jsonl, binary):
             self.assertExit(run("info", trace), 0)
-            self.assertExit(run("info", trace, "--json"), 0)
+            self.assertExit(run("info", trace, "--json", "-"), 0)
             self.assertExit(run("analyze", trace, "--json", self.path("r.json"),
                                 "--html", self.path("r.html")), 0)
             self.assertExit(run("export", trace, "--perfetto", self.path("p.json"), "--quiet"), 0)
@@ -448,7 +448,7 @@ class PendingSpeed(Base):
         swapped = self.path("swapped.trace")
         subprocess.run([sys.executable, data("swap_chunks.py"), golden, swapped, "2", "3"],
                        check=True, timeout=120)
-        r = run("info", swapped, "--json")
+        r = run("info", swapped, "--json", "-")
         self.assertExit(r, 3)
         self.assertNotEqual(json.loads(r.stdout)["status"], "complete")
         self.assertExit(run("analyze", swapped, "--quiet"), 3)
@@ -496,7 +496,7 @@ int main() {
         out = self.path("t.trace")
         env = dict(os.environ, LD_PRELOAD=lib, CUCLIMB_OUTPUT=out)
         subprocess.run(["sh", "-c", f"exec {exe} 2>&-"], env=env, timeout=120)
-        r = run("info", out, "--json")
+        r = run("info", out, "--json", "-")
         self.assertExit(r, 0)
         self.assertEqual(json.loads(r.stdout)["counts"].get("push"), 20)
 

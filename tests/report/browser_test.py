@@ -9,7 +9,8 @@ DOM, sorting and hover work, every injection attempt planted in the trace shows 
 holds the verdict, the cause and the accumulator table; charts label their x axis "iteration",
 use binary byte ticks, show a 12.3 -> 12.7 MiB growth across their height, draw iterations
 without GPU records as gaps and turn an all-zero chart into a sentence. Screenshots (first screen
-and whole page of each, and the terminal report) go to ARTIFACT_DIR. With CUCLIMB_EXTRA_TRACES=DIR
+and whole page of each, and the terminal reports) go to ARTIFACT_DIR; a PyTorch recording
+(tests/report/traces) is one of the pages. With CUCLIMB_EXTRA_TRACES=DIR
 every *.trace there (real recordings, e.g. PyTorch on the H200) is rendered and photographed too.
 Exit 77 (skipped) only when chromium or chromedriver is not installed.
 
@@ -73,6 +74,9 @@ ENTITY_RANGE = "a &lt;b&gt; &amp; c"
 LOAD_BUDGET_MS = 2000
 SIZE_BUDGET = 10 << 20
 
+# A PyTorch recording on the H200 (tests/programs/torch_train.py --keep-losses, caching allocator,
+# --stacks python): the kept losses make the pool grow by a 2 MiB segment every 2 iterations.
+TORCH_TRACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "traces", "torch-keep-losses.trace")
 PAGES = {}
 EXTRA = []
 DRIVER_INSTANCE = None
@@ -86,7 +90,8 @@ def setUpModule():
     global DRIVER_INSTANCE
     subprocess.run([MAKE_TRACES, WORK.name], check=True, timeout=300)
     for name, trace in (("hostile", w("hostile.trace")), ("climb", w("climb.trace")),
-                        ("creep", w("creep.trace")), ("bundled", os.path.join(GOLDEN, "h200-cubecl-climb.trace"))):
+                        ("creep", w("creep.trace")), ("bundled", os.path.join(GOLDEN, "h200-cubecl-climb.trace")),
+                        ("torch", TORCH_TRACE)):
         subprocess.run([CUCLIMB, "analyze", trace, "--html", w(name + ".html"), "--quiet"], check=True, timeout=300)
         PAGES[name] = w(name + ".html")
     extra = os.environ.get("CUCLIMB_EXTRA_TRACES")
@@ -314,6 +319,21 @@ class BundledReport(Page, FirstScreen, unittest.TestCase):
         self.assertGreater(d.count("M"), 5)
 
 
+class TorchReport(Page, FirstScreen, unittest.TestCase):
+    """A PyTorch program recorded with Python stacks: the first screen names the user's line."""
+    name = "torch"
+
+    def test_headline_names_the_python_line(self):
+        self.assertEqual(self.js("return document.getElementById('verdict').textContent"), "climbing")
+        self.assertIn("cuMemAlloc_v2 allocation of 2 MiB", self.js("return document.getElementById('cause').textContent"))
+        self.assertTrue(self.on_first_screen("#where"))
+        self.assertRegex(self.js("return document.getElementById('where').textContent"), r"\(torch_train\.py:\d+\)")
+        # Stacks were recorded: no advice to record them, and the evidence lists the frames.
+        self.assertNotIn("--stacks", self.js("return document.getElementById('next').textContent"))
+        frames = self.js("return Array.from(document.querySelectorAll('#accumulators details.evidence ol.frames li')).map(li => li.textContent)")
+        self.assertTrue(any("torch_train.py" in f for f in frames), frames)
+
+
 class CreepReport(Page, FirstScreen, unittest.TestCase):
     """12.3 -> 12.7 MiB of kept memory; sampled GPU records; no drops."""
     name = "creep"
@@ -387,28 +407,39 @@ class GoldenPages(unittest.TestCase):
 
 
 class TerminalReport(unittest.TestCase):
-    """The terminal report of the bundled trace, photographed as a terminal shows it."""
+    """The terminal reports of the bundled trace and the PyTorch one, photographed as a terminal
+    shows them: what, cause, where and next first, every line within 100 columns."""
 
-    def test_terminal_screenshot(self):
-        r = subprocess.run([CUCLIMB, "analyze", os.path.join(GOLDEN, "h200-cubecl-climb.trace")],
-                           capture_output=True, text=True, timeout=120)
+    def photograph(self, label, trace, shown):
+        r = subprocess.run([CUCLIMB, "analyze", trace], capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertTrue(lines[2].startswith("what:"), lines[:4])
         self.assertTrue(any(line.startswith("cause:") for line in lines[:6]))
+        self.assertTrue(any(line.startswith("where:") for line in lines[:8]))
+        self.assertIn("next:", lines[:10])
         for line in lines:
             self.assertLessEqual(len(line), 100, line)
-        page = w("terminal.html")
+        page = w("terminal-" + label + ".html")
         escaped = r.stdout.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         with open(page, "w") as f:
             f.write("<!DOCTYPE html><meta charset=utf-8><body style='margin:0;background:#1e1e1e'>"
                     "<pre style='margin:0;padding:12px;color:#ddd;font:13px/1.35 monospace'>"
-                    "$ cuclimb analyze tests/golden/h200-cubecl-climb.trace\n" + escaped + "</pre>")
+                    "$ cuclimb analyze " + shown + "\n" + escaped + "</pre>")
         d = DRIVER_INSTANCE
         d.get("file://" + page)
         d.set_window_size(1000, 900)
-        d.save_screenshot(os.path.join(ARTIFACTS, "terminal-bundled.png"))
+        d.save_screenshot(os.path.join(ARTIFACTS, "terminal-" + label + ".png"))
         d.set_window_size(1280, 1000)
+        return r.stdout
+
+    def test_bundled(self):
+        self.photograph("bundled", os.path.join(GOLDEN, "h200-cubecl-climb.trace"),
+                        "tests/golden/h200-cubecl-climb.trace")
+
+    def test_torch(self):
+        out = self.photograph("torch", TORCH_TRACE, "torch-keep-losses.trace")
+        self.assertRegex(out, r"\nwhere: .*\(torch_train\.py:\d+\)")
 
 
 class ExtraTraces(unittest.TestCase):

@@ -631,7 +631,7 @@
       {label: '#', get: (a) => a.rank, num: true},
       {label: 'kind', get: (a) => a.kind},
       {label: 'key (call site)', get: (a) => a.key, name: true},
-      {label: 'growth / iter', get: (a) => a.growth_per_iter, show: (a) => byUnit(a.unit)(a.growth_per_iter) + ' ' + a.unit, num: true},
+      {label: 'growth / iter', get: (a) => a.growth_per_iter, show: (a) => (a.unit === 'bytes' ? bytes(a.growth_per_iter) : num(a.growth_per_iter, 3) + ' ' + a.unit), num: true},
       {label: 'bytes / iter', get: (a) => accSeries(a).bytes_per_iter, show: (a) => (accSeries(a).bytes_per_iter ? bytes(accSeries(a).bytes_per_iter) : '–'), num: true},
       {label: 'since', get: (a) => accSeries(a).growth_start_iteration, num: true, title: 'iteration where steady growth starts'},
       {label: 'live over iterations', show: (a) => sparkline(accSeries(a).series, byUnit(a.unit), '#d62728')},
