@@ -82,7 +82,8 @@ else
     check "cuclimb (console script) analyze the bundled trace" \
       sh -c "'$user/bin/cuclimb' analyze '$trace' | grep -q 'verdict: climbing'"
     check "python -m cuclimb --version" sh -c "'$user/bin/python' -m cuclimb --version | grep -q '^cuclimb '"
-    if python3 -m zipfile -l "$wheel" | grep -q 'libcuclimb.so'; then
+    listing=$(python3 -m zipfile -l "$wheel")  # not piped into grep -q: pipefail and SIGPIPE
+    if grep -q 'cuclimb/libcuclimb.so' <<<"$listing"; then
       ok "the wheel carries libcuclimb.so"
       check "cuclimb record python (the bundled library is found)" \
         sh -c "cd '$work' && PATH='$user/bin:'\"\$PATH\" cuclimb record -o '$work/py.trace' python -c pass 2>&1 | grep -q 'never used CUDA'"
