@@ -48,13 +48,20 @@ std::string SizeClassText(const std::string& size_class) {
 
 // "of 512 B", "of 257–512 B", or "" when the sizes are not known.
 std::string SizePhrase(const Accumulator& a) {
+  // What one iteration adds, on average. The examples are the key's oldest survivors: with a call
+  // site that also made the program's lasting buffers, those are not what grows, and their sizes
+  // are only used when the average growth lies among them.
+  const double mean_size =
+      a.bytes_per_iter > 0 && a.growth_per_iter > 0 ? a.bytes_per_iter / a.growth_per_iter : 0;
   if (!a.examples.empty()) {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (const HandleExample& e : a.examples) {
       lo = std::min(lo, e.size_bytes);
       hi = std::max(hi, e.size_bytes);
     }
-    if (hi > 0) {
+    const bool agrees = mean_size <= 0 || (mean_size >= 0.9 * static_cast<double>(lo) &&
+                                           mean_size <= 1.1 * static_cast<double>(hi));
+    if (hi > 0 && agrees) {
       return lo == hi ? absl::StrCat("of ", FormatQuantity(static_cast<double>(lo), "bytes"))
                       : absl::StrCat("of ", FormatQuantity(static_cast<double>(lo), "bytes"), "–",
                                      FormatQuantity(static_cast<double>(hi), "bytes"));
@@ -62,9 +69,8 @@ std::string SizePhrase(const Accumulator& a) {
   }
   if (a.size_classes.size() == 1)
     return absl::StrCat("of ", SizeClassText(a.size_classes[0]));
-  if (a.bytes_per_iter > 0 && a.growth_per_iter > 0) {
-    return absl::StrCat("of about ", FormatQuantity(a.bytes_per_iter / a.growth_per_iter, "bytes"));
-  }
+  if (mean_size > 0)
+    return absl::StrCat("of about ", FormatQuantity(mean_size, "bytes"));
   return "";
 }
 
