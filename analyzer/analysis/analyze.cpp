@@ -15,11 +15,13 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/assemble.h"
 #include "detect/accumulators.h"
 #include "series/aggregator.h"
+#include "util/cli.h"
 #include "util/status_macros.h"
 
 namespace cuclimb::analysis {
@@ -85,6 +87,23 @@ void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int
   o.progress(p);
 }
 
+// --iteration NAME that names nothing in the trace is the user's mistake, not a reason to
+// silently segment some other way: a usage error that lists what repeats instead.
+absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& choice,
+                                const trace::TraceReader& reader) {
+  std::string seen;
+  for (const SegmentCandidate& c : choice.candidates) {
+    if (c.source != IterationSource::kRange && c.source != IterationSource::kMark)
+      continue;
+    seen += absl::StrCat(seen.empty() ? "" : ", ", "\"", std::string(reader.Str(c.name)), "\" (",
+                         c.instances, ")");
+  }
+  return util::UsageError(
+      absl::StrCat("--iteration \"", stats.user_name(), "\": no NVTX range or mark has that name",
+                   seen.empty() ? std::string("; the trace has no repeating range or mark")
+                                : absl::StrCat("; ranges and marks that repeat: ", seen)));
+}
+
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
                                       int count, const AnalyzeOptions& options) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
@@ -99,6 +118,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   LaunchPeriod launch;
   if (const uint32_t tid = stats.BusiestLaunchThread(); tid != 0) {
     launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
+    launch.tid = tid;
   }
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
@@ -111,7 +131,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
       Report(options, *raw, index, count, 1, events);
   }
   prefix = std::vector<trace::Event>();
-  stats.ObserveNvtxOnly();
+  stats.EndPrefix();
   while (raw->Next(&ev)) {
     stats.Observe(ev);
     pass.Feed(ev);
@@ -120,10 +140,9 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   pass.Finish();
   Report(options, *raw, index, count, 1, events);
-  for (const auto& [tid, record] : pass.aggregator->data().threads)
-    stats.SetCudaCalls(tid, record.cuda_calls);
-
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
+  if (final_choice.user_unmatched)
+    return UnmatchedIteration(stats, final_choice, *raw);
   bool repassed = false;
   if (!final_choice.SameBoundaries(choice)) {
     repassed = true;
@@ -188,6 +207,7 @@ void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
     report->iterations.count = std::min(report->iterations.count, r.iterations.count);
   }
   report->iterations.spans.clear();
+  report->iterations.candidates.clear();  // per rank
   report->iterations.why = absl::StrCat("per rank; ", ranks.size(), " ranks, the shortest has ",
                                         report->iterations.count, " iterations");
   // Ranges: the mean over the ranks that have the range.
@@ -274,8 +294,13 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
                            count, options);
     if (!rank.ok()) {
-      return absl::Status(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
-                                                             rank.status().message()));
+      absl::Status named(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
+                                                            rank.status().message()));
+      // Payloads (the CLI's error kind: usage, output) survive the renaming.
+      rank.status().ForEachPayload([&named](absl::string_view url, const absl::Cord& payload) {
+        named.SetPayload(url, payload);
+      });
+      return named;
     }
     report.ranks.push_back(std::move(*rank));
   }
