@@ -46,8 +46,8 @@ struct PassState {
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    aggregator =
-        std::make_unique<Aggregator>(reader.get(), symbolizer.get(), pseudo ? choice.tid : 0);
+    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(),
+                                              pseudo ? choice.tid : 0, choice.tid);
     boundaries = std::make_unique<Boundaries>(choice);
   }
   void Feed(const trace::Event& ev) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "writer_order.h"
+
 namespace cuclimb::testing {
 namespace {
 
@@ -14,7 +16,7 @@ using format::EventType;
 using format::HandleType;
 using format::MemoryKind;
 
-constexpr uint32_t kMain = 1, kLoader = 2;
+constexpr uint32_t kMain = 1, kLoader = 2, kAutograd = 3;
 constexpr uint64_t kStream = 0x10;
 constexpr uint64_t kPool = 0x5000;
 constexpr uint64_t kHeap = 0x9000;
@@ -49,7 +51,9 @@ class Sim {
   int64_t J(double ns) {  // jittered duration
     return std::max<int64_t>(1, std::llround(ns * (1 + o_.noise * rng_.Normal())));
   }
-  Event& New(EventType type, int64_t ts, uint32_t tid = kMain) {
+  // On the thread the simulation is on now (tid_), or the one given.
+  Event& New(EventType type, int64_t ts) { return New(type, ts, tid_); }
+  Event& New(EventType type, int64_t ts, uint32_t tid) {
     cur_ = format::MakeEvent(type);
     cur_.ts = ts;
     cur_.tid = tid;
@@ -77,9 +81,10 @@ class Sim {
   uint32_t Site(std::initializer_list<std::string_view> frames) {
     return o_.stacks ? sink_.stack(frames) : 0;
   }
-  void Alloc(uint64_t addr, uint64_t size, MemoryKind kind, std::string_view api, uint32_t stack) {
+  void Alloc(uint64_t addr, uint64_t size, MemoryKind kind, std::string_view api, uint32_t stack,
+             double extra_ns = 0) {
     Event& e = New(EventType::kAlloc, t_);
-    e.dur = J(2000);
+    e.dur = J(2000 + extra_ns);
     e.api = sink_.str(api);
     e.kind = static_cast<uint8_t>(kind);
     e.addr = addr;
@@ -166,6 +171,7 @@ class Sim {
     return i >= o_.leak_from && (o_.leak_until < 0 || i < o_.leak_until);
   }
   void Step(const char* range, int i, int kernels, double extra_host_ns);
+  void BackwardOnHelper(int kernels);
   void Iteration(int i);
   void FlushKernels() {
     for (const Event& k : late_) {
@@ -179,6 +185,7 @@ class Sim {
   const SimSink& sink_;
   Rng rng_;
   Event cur_{};
+  uint32_t tid_ = kMain;
   uint64_t events_ = 0;
   int64_t t_ = 1'000'000;
   int64_t gpu_free_ = 0;
@@ -216,6 +223,8 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
     if (k == 1)
       Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
   }
+  if (o_.backward_on_helper && std::string_view(range) == "P/step")
+    BackwardOnHelper(kernels);
   // The step ends by waiting for its kernels (as an optimizer step that reads a loss would).
   Event& s = New(EventType::kSync, t_);
   s.dur = std::max<int64_t>(500, gpu_free_ - t_);
@@ -224,6 +233,25 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
   s.stream = kStream;
   Emit();
   t_ += s.dur + 200;
+  Pop();
+}
+
+void Sim::BackwardOnHelper(int kernels) {
+  static constexpr const char* kKernels[] = {"gemm_grad_kernel", "relu_grad_kernel"};
+  Push("P/bwd");
+  tid_ = kAutograd;
+  t_ += J(6000);  // the engine thread picks the graph up
+  const uint32_t grad_site = Site({"cuMemAllocAsync", "c10::cuda::CUDACachingAllocator::malloc",
+                                   "torch::autograd::Engine::evaluate_function"});
+  for (int k = 0; k < kernels; ++k) {
+    Alloc(kDeviceBase + 0x9000000, 8192, MemoryKind::kPool, "cuMemAllocAsync", grad_site,
+          o_.helper_alloc_ns_per_leaked * static_cast<double>(live_leaked_));
+    Launch(kKernels[k % 2], 12000);
+    Free(kDeviceBase + 0x9000000, MemoryKind::kPool, "cuMemFreeAsync");
+    t_ += J(4000);
+  }
+  tid_ = kMain;
+  t_ += J(3000);  // the main thread wakes up
   Pop();
 }
 
@@ -395,7 +423,11 @@ uint64_t Sim::Run() {
   d.size = 150ull << 30;
   d.value = 90;
   Emit();
-  for (auto [tid, name] : {std::pair<uint32_t, const char*>{kMain, "main"}, {kLoader, "loader"}}) {
+  for (auto [tid, name] : {std::pair<uint32_t, const char*>{kMain, "main"},
+                           {kLoader, "loader"},
+                           {kAutograd, "autograd"}}) {
+    if (tid == kAutograd && !o_.backward_on_helper)
+      continue;
     New(EventType::kThread, 0, tid).name = sink_.str(name);
     Emit();
   }
@@ -428,6 +460,16 @@ uint64_t Sim::Run() {
 }  // namespace
 
 uint64_t Simulate(const SimOptions& options, const SimSink& sink) {
+  if (options.writer_batch_ns > 0) {
+    WriterOrder order(options.writer_batch_ns, options.seed, sink.add);
+    SimSink batched = sink;
+    batched.add = [&order](const format::Event& e) { order.Add(e); };
+    SimOptions inner = options;
+    inner.writer_batch_ns = 0;
+    const uint64_t n = Simulate(inner, batched);
+    order.Flush();
+    return n;
+  }
   if (options.pc_stacks) {
     // PC stacks need a mapping; the module is not on this machine, so frames stay module+offset.
     Event m = format::MakeEvent(EventType::kMapping);

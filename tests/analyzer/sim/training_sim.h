@@ -48,6 +48,15 @@ struct SimOptions {
   double gpu_slowdown_ns = 0;     // adam kernel duration growth per iteration (GPU-only climb)
   int jit_warmup_iterations = 0;  // first iterations are slow (host), then normal
 
+  // Backward on a helper thread, as PyTorch's autograd engine runs it: inside each P/step the
+  // main thread opens "P/bwd" and waits while thread 3 allocates a gradient buffer, launches
+  // the backward kernels and frees it, with no NVTX range of its own.
+  bool backward_on_helper = false;
+  double helper_alloc_ns_per_leaked = 0;  // its cuMemAllocAsync slows per live leaked handle
+  // Events reach the trace in the writer's order: every writer_batch_ns of the run, each
+  // thread's buffered events are written, the threads in a random order (0: emission order).
+  int64_t writer_batch_ns = 0;
+
   bool stacks = true;         // allocation call stacks
   bool pc_stacks = false;     // use return addresses + a mapping instead of strings
   bool late_kernels = true;   // GPU records of iteration i arrive during iteration i+1
