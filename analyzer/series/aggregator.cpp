@@ -484,6 +484,7 @@ void Aggregator::OnSample(const Event& ev, uint32_t slot) {
   const auto frames = reader_->stacks().Get(ev.stack);
   if (frames.empty())
     return;
+  host_functions_.Observe(ev.stack, frames, slot, *symbolizer_, reader_->strings());
   auto [it, inserted] = function_by_frame_.try_emplace(frames[0], 0);
   if (inserted) {
     const std::string fn = symbolizer_->Resolve(frames[0], reader_->strings()).function;

@@ -162,6 +162,7 @@ class Aggregator {
   uint32_t iteration_tid_;
   uint32_t boundary_tid_;
   Aggregates a_;
+  HostFunctionCollector host_functions_{&a_.host_functions};
   RangeTimeline timeline_;
   uint32_t boundary_sig_ = 0;  // the boundary thread's signature last given to timeline_
   int64_t boundary_change_ts_ = INT64_MIN;
