@@ -78,6 +78,18 @@ class Sim {
     Emit();
     t_ += 300;
   }
+  // A library's range: emitted whether the program uses NVTX or not.
+  void LibraryPush(std::string_view domain, std::string_view name) {
+    New(EventType::kPush, t_).name = sink_.str(name);
+    cur_.domain = sink_.str(domain);
+    Emit();
+    t_ += 150;
+  }
+  void LibraryPop(std::string_view domain) {
+    New(EventType::kPop, t_).domain = sink_.str(domain);
+    Emit();
+    t_ += 150;
+  }
   uint32_t Site(std::initializer_list<std::string_view> frames) {
     return o_.stacks ? sink_.stack(frames) : 0;
   }
@@ -142,6 +154,18 @@ class Sim {
     t_ += 500;
   }
   void Launch(std::string_view kernel, double gpu_ns) {
+    const bool cublas =
+        o_.library_ranges == SimOptions::LibraryRanges::kCublas && kernel.substr(0, 4) == "gemm";
+    const bool thunk = o_.library_ranges == SimOptions::LibraryRanges::kXla;
+    if (cublas)
+      LibraryPush("cuBLAS", "cublasSgemm_v2");
+    if (thunk)
+      LibraryPush("TSL", "Thunk:#hlo_op=" + std::string(kernel) + "#");
+    LaunchCall(kernel, gpu_ns);
+    if (cublas || thunk)
+      LibraryPop(cublas ? "cuBLAS" : "TSL");
+  }
+  void LaunchCall(std::string_view kernel, double gpu_ns) {
     Event& l = New(EventType::kLaunch, t_);
     l.dur = J(4000);
     l.name = sink_.str(kernel);
@@ -266,6 +290,24 @@ void Sim::Iteration(int i) {
     Emit();
     t_ += 300;
   }
+  const bool xla = o_.library_ranges == SimOptions::LibraryRanges::kXla;
+  if (xla) {
+    for (int k = 0; k < (i % 25 == 0 ? 2 : 1); ++k) {
+      LibraryPush("TSL", "XlaModule:#prefix=args[0],hlo_module=jit_convert_element_type#");
+      LibraryPush("TSL", "Thunk:#hlo_op=copy.1#");
+      Event& c = New(EventType::kCopy, t_);
+      c.dur = J(2500);
+      c.kind = static_cast<uint8_t>(format::CopyKind::kHtoD);
+      c.api = sink_.str("cuMemcpyHtoDAsync_v2");
+      c.size = 4;
+      c.stream = kStream;
+      Emit();
+      t_ += c.dur + 200;
+      LibraryPop("TSL");
+      LibraryPop("TSL");
+    }
+    LibraryPush("TSL", "XlaModule:#hlo_module=jit_train_step,program_id=72#");
+  }
   // The ephemeral network: parameters at the same addresses every iteration (a pool reuses them).
   Push("E/init");
   const uint32_t init_site =
@@ -352,6 +394,8 @@ void Sim::Iteration(int i) {
     }
     Region(false, 0x8f0000000000, 0);
   }
+  if (xla)
+    LibraryPop("TSL");
   if (o_.samples) {
     const int base = 5;
     const int grow = o_.host_fn_growth > 0 ? o_.host_fn_growth * i / 10 : 2;

@@ -57,6 +57,15 @@ struct SimOptions {
   // thread's buffered events are written, the threads in a random order (0: emission order).
   int64_t writer_batch_ns = 0;
 
+  // NVTX ranges that libraries emit on their own, whether the program emits any or not.
+  //  kCublas: cuBLAS's range (domain "cuBLAS") around every matrix product, 8 per iteration;
+  //  kXla: XLA's (domain "TSL"): "XlaModule:#hlo_module=jit_train_step...#" around each
+  //  iteration's work, "Thunk:#hlo_op=<kernel>#" around each launch, and before the step a tiny
+  //  module that converts the step counter (a host-to-device copy, no launch; twice every 25
+  //  iterations, so it has more instances than the step).
+  enum class LibraryRanges { kNone, kCublas, kXla };
+  LibraryRanges library_ranges = LibraryRanges::kNone;
+
   bool stacks = true;         // allocation call stacks
   bool pc_stacks = false;     // use return addresses + a mapping instead of strings
   bool late_kernels = true;   // GPU records of iteration i arrive during iteration i+1
