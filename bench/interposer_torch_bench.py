@@ -10,6 +10,11 @@
 --profiler N: in check mode, runs torch.profiler (CPU + CUDA activities) for N iterations in the
     middle, then marks "profiler-end" in NVTX: the trace shows whether cuclimb's activity records
     continue after another CUPTI client came and went.
+--memory-history python|all: instead of pausing cuclimb, alternates blocks with PyTorch's own
+    memory history on (torch.cuda.memory._record_memory_history(stacks=...)) and off: the same
+    in-process A/B for the tool users compare cuclimb with (run it without cuclimb).
+--keep-losses: appends every loss tensor to a list (a realistic accumulator: the list keeps
+    each iteration's loss alive), as in the issue's PyTorch reproduction.
 Each iteration is one NVTX range "iteration" (torch.cuda.nvtx), as a user would mark it.
 """
 import argparse
@@ -36,6 +41,19 @@ def cuclimb_api():
         return None
 
 
+class memory_history_switch:  # noqa: N801 - stands in for the cuclimb library handle
+    """cuclimb_pause/cuclimb_resume lookalikes that turn PyTorch's memory history off and on."""
+
+    def __init__(self, stacks):
+        self.stacks = stacks
+
+    def cuclimb_resume(self):
+        torch.cuda.memory._record_memory_history(enabled="all", stacks=self.stacks)
+
+    def cuclimb_pause(self):
+        torch.cuda.memory._record_memory_history(enabled=None)
+
+
 def build(width, depth, device):
     layers = []
     for _ in range(depth):
@@ -55,6 +73,8 @@ def main():
     p.add_argument("--profiler", type=int, default=0)
     p.add_argument("--label", default="run")
     p.add_argument("--no-pause", action="store_true", help="never pause (whole-process runs)")
+    p.add_argument("--memory-history", choices=["python", "all"], default=None)
+    p.add_argument("--keep-losses", action="store_true")
     args = p.parse_args()
 
     device = torch.device("cuda")
@@ -63,12 +83,15 @@ def main():
     x = torch.randn(args.batch, args.width, device=device)
     target = torch.randn(args.batch, 1, device=device)
     step_no = 0
+    losses = []
 
     def step():
         nonlocal step_no
         step_no += 1
         torch.cuda.nvtx.range_push("iteration")
         loss = torch.nn.functional.mse_loss(model(x), target)
+        if args.keep_losses:
+            losses.append(loss)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -79,6 +102,8 @@ def main():
         step()
 
     api = None if args.no_pause else cuclimb_api()
+    if args.memory_history is not None:
+        api = memory_history_switch(args.memory_history)
     if args.mode == "check":
         half = args.iters // 2
         for _ in range(half):

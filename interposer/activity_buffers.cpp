@@ -12,6 +12,7 @@
 
 #include "interposer/activity.h"
 #include "interposer/clock.h"
+#include "interposer/cupti_try.h"
 #include "interposer/log.h"
 #include "interposer/writer/recorder.h"
 
@@ -167,7 +168,9 @@ bool StartActivity(const ActivityOptions& options) noexcept {
   }
   uint8_t zeroed = 1;
   size_t attr_size = sizeof(zeroed);
-  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &attr_size, &zeroed);
+  CUCLIMB_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+                                              &attr_size, &zeroed),
+                    "CUPTI zeroes every activity buffer itself (slower, records unchanged)");
   if (cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) != CUPTI_SUCCESS) {
     LogWarning("cannot register CUPTI activity buffers; recording API callbacks and NVTX only");
     return false;
@@ -207,19 +210,30 @@ void SetMemoryActivity(bool on) noexcept {
   std::lock_guard<std::mutex> lock(g_enable_mutex);
   if (g_memory_on.load(std::memory_order_relaxed) == on)
     return;
-  g_memory_on.store(on, std::memory_order_relaxed);
+  // MEMORY2 decides: without it the pool records alone say nothing about allocations.
   if (on) {
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL);
+    if (CUCLIMB_CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2),
+                          "no sampled memory records") != CUPTI_SUCCESS) {
+      return;
+    }
+    CUCLIMB_CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL),
+                      "no sampled pool records");
   } else {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY2);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY_POOL);
+    if (CUCLIMB_CUPTI_TRY(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY2),
+                          "memory records stay on (about 1 us per allocation and free)") !=
+        CUPTI_SUCCESS) {
+      return;
+    }
+    CUCLIMB_CUPTI_TRY(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY_POOL),
+                      "pool records stay on");
   }
+  g_memory_on.store(on, std::memory_order_relaxed);
 }
 
 void FlushActivity(bool forced) noexcept {
   // No lock of ours is held here: CUPTI calls BufferCompleted from inside the flush.
-  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  CUCLIMB_CUPTI_TRY(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0),
+                    "GPU records may arrive late or be missing at the end");
 }
 
 size_t DrainActivity(size_t max_events) noexcept {

@@ -45,7 +45,7 @@ constexpr auto kKnown = [] {
   struct Table {
     bool known[kMaxDriverCbid] = {};
   } t;
-#define CUCLIMB_KNOWN(name, group, decoder) t.known[CUPTI_DRIVER_TRACE_CBID_##name] = true;
+#define CUCLIMB_KNOWN(name, group, decoder, keeper) t.known[CUPTI_DRIVER_TRACE_CBID_##name] = true;
   CUCLIMB_DRIVER_CBIDS(CUCLIMB_KNOWN)
 #undef CUCLIMB_KNOWN
   return t;
@@ -71,7 +71,7 @@ Event Base(EventType type, const Call& c) {
 }
 
 uint32_t Stack() {
-  return CaptureStack(g_config.stacks, g_config.stack_depth);
+  return CaptureStack(g_config.stacks, g_config.stack_depth, g_config.python_stacks);
 }
 
 void Emit(const Event& ev) {
@@ -440,10 +440,8 @@ void LibraryUnload(const P* p, const Call& c) {
 
 template <typename P>
 void CaptureBegin(const P* p, const Call& c) {
-  const uint64_t stream = StreamOf(p);
-  Captures().Begin(stream);
   Event ev = Base(EventType::kApi, c);
-  ev.stream = stream;
+  ev.stream = StreamOf(p);
   Emit(ev);
 }
 
@@ -604,28 +602,62 @@ void Memset32(const P* p, const Call& c) {
 struct NoParams {};
 using cuCtxSynchronize_params = NoParams;
 
-// ---- ENTER-side work: only teardown handshakes (before the driver frees anything). ----
+// ---- Keepers: cuclimb's own state, kept right whether recording or paused (cbid_table.h) ----
 
-void OnEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+template <typename P>
+void KeepCaptureBegin(const P* p, CUpti_ApiCallbackSite site, CUresult result) {
+  if (site == CUPTI_API_EXIT && result == CUDA_SUCCESS)
+    Captures().Begin(StreamOf(p));  // every begin variant has hStream first
+}
+
+template <typename P>
+void KeepCaptureEnd(const P* p, CUpti_ApiCallbackSite site, CUresult) {
+  // Whatever the result: the capture sequence is over even when it was invalidated.
+  if (site == CUPTI_API_EXIT)
+    Captures().End(StreamOf(p));
+}
+
+// Teardown handshakes run at ENTER, before the driver frees anything.
+template <typename P>
+void KeepCtxDestroy(const P* p, CUpti_ApiCallbackSite site, CUresult) {
+  if (site == CUPTI_API_ENTER)
+    g_contexts.DestroyBegin(U(p->ctx));
+}
+
+template <typename P>
+void KeepPrimaryCtxGone(const P* p, CUpti_ApiCallbackSite site, CUresult) {
+  // The primary context may die here (last release or reset): the writer leaves the device's
+  // contexts alone until CONTEXT_CREATED brings one back.
+  if (site == CUPTI_API_ENTER)
+    g_contexts.DestroyDevice(static_cast<int32_t>(p->dev));
+}
+
+template <typename P>
+void KeepPoolDestroy(const P* p, CUpti_ApiCallbackSite site, CUresult) {
+  if (site == CUPTI_API_ENTER)
+    g_pools.DestroyBegin(U(p->pool));
+}
+
+template <typename P>
+void Stateless(const P*, CUpti_ApiCallbackSite, CUresult) {}
+
+template <typename P>
+constexpr bool HasKeeper(void (*keeper)(const P*, CUpti_ApiCallbackSite, CUresult)) {
+  return keeper != &Stateless<P>;
+}
+
+// Runs the keeper of cbid, if it has one, at either site.
+void Keep(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  const CUresult result = cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue != nullptr
+                              ? *static_cast<const CUresult*>(cb->functionReturnValue)
+                              : CUDA_SUCCESS;
   switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy: {
-      const auto* p = static_cast<const cuMemPoolDestroy_params*>(cb->functionParams);
-      g_pools.DestroyBegin(U(p->pool));
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2: {
-      const auto* p = static_cast<const cuCtxDestroy_v2_params*>(cb->functionParams);
-      g_contexts.DestroyBegin(U(p->ctx));
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2: {
-      // The primary context may die here (last release or reset): the writer leaves the
-      // device's contexts alone until CONTEXT_CREATED brings one back.
-      const auto* p = static_cast<const cuDevicePrimaryCtxRelease_v2_params*>(cb->functionParams);
-      g_contexts.DestroyDevice(static_cast<int32_t>(p->dev));
-      break;
-    }
+#define CUCLIMB_KEEP(name, group, decoder, keeper)                                           \
+  case CUPTI_DRIVER_TRACE_CBID_##name:                                                       \
+    keeper(static_cast<const name##_params*>(cb->functionParams), cb->callbackSite, result); \
+    break;
+    CUCLIMB_DRIVER_CBIDS(CUCLIMB_KEEP)
+#undef CUCLIMB_KEEP
     default:
       break;
   }
@@ -647,19 +679,14 @@ void OnDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, int64_t t
   c.result = cb->functionReturnValue != nullptr
                  ? *static_cast<const CUresult*>(cb->functionReturnValue)
                  : CUDA_SUCCESS;
-  // Capture end must be seen whatever the result: the sequence is over even when invalidated.
-  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture ||
-      cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz) {
-    const auto* p = static_cast<const cuStreamEndCapture_params*>(cb->functionParams);
-    Captures().End(U(p->hStream));
-  }
+  Keep(cbid, cb);
   if (c.result != CUDA_SUCCESS) {
     // Out-parameters are meaningless; frees did not happen.
     EmitFailure(c, 0);
     return;
   }
   switch (cbid) {
-#define CUCLIMB_DISPATCH(name, group, decoder)                         \
+#define CUCLIMB_DISPATCH(name, group, decoder, keeper)                 \
   case CUPTI_DRIVER_TRACE_CBID_##name:                                 \
     decoder(static_cast<const name##_params*>(cb->functionParams), c); \
     break;
@@ -742,8 +769,8 @@ void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
 }
 
 const CbidEntry kDriverEntries[] = {
-#define CUCLIMB_ENTRY(name, group, decoder) \
-  {CUPTI_DRIVER_TRACE_CBID_##name, CbidGroup::group, #name},
+#define CUCLIMB_ENTRY(name, group, decoder, keeper) \
+  {CUPTI_DRIVER_TRACE_CBID_##name, CbidGroup::group, HasKeeper(&keeper<name##_params>), #name},
     CUCLIMB_DRIVER_CBIDS(CUCLIMB_ENTRY)
 #undef CUCLIMB_ENTRY
 };
@@ -754,40 +781,13 @@ const CUpti_CallbackId kResourceEntries[] = {
 #undef CUCLIMB_RESOURCE
 };
 
-// While paused (or before recording starts) only cuclimb's own state is kept right: capture
-// begin/end (so no query ever runs during a capture), teardown handshakes, and the context
-// table. Nothing is recorded.
+// While paused (or before recording starts) only cuclimb's own state is kept right: the keepers
+// of the enabled ids (capture tracking, teardown handshakes) and the context table. Nothing is
+// recorded.
 void TrackWhileOff(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-    if (cb->callbackSite == CUPTI_API_ENTER) {
-      OnEnter(cbid, cb);
-      return;
-    }
-    const CUresult result = cb->functionReturnValue != nullptr
-                                ? *static_cast<const CUresult*>(cb->functionReturnValue)
-                                : CUDA_SUCCESS;
-    switch (cbid) {
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
-        // Every begin variant has hStream first.
-        if (result == CUDA_SUCCESS) {
-          Captures().Begin(
-              U(static_cast<const cuStreamBeginCapture_params*>(cb->functionParams)->hStream));
-        }
-        return;
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
-      case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
-        Captures().End(
-            U(static_cast<const cuStreamEndCapture_params*>(cb->functionParams)->hStream));
-        return;
-      default:
-        return;
-    }
+    Keep(cbid, static_cast<const CUpti_CallbackData*>(data));
+    return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     const auto* r = static_cast<const CUpti_ResourceData*>(data);
@@ -830,7 +830,7 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain,
         const int64_t now = TraceClockNow();
         if (cb->correlationData != nullptr)
           *cb->correlationData = static_cast<uint64_t>(now);
-        OnEnter(cbid, cb);
+        Keep(cbid, cb);
         return;
       }
       const int64_t t1 = TraceClockNow();

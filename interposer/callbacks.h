@@ -27,6 +27,7 @@ enum class CbidGroup : uint8_t { kAlways, kApi };
 struct CbidEntry {
   CUpti_CallbackId cbid;
   CbidGroup group;
+  bool kept_while_paused;  // has a keeper (cbid_table.h): stays enabled while paused
   const char* name;
 };
 

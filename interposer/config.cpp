@@ -129,12 +129,22 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
     case OptionKey::kStacks:
       if (Equals(value, "off")) {
         config->stacks = StackMode::kOff;
+        config->python_stacks = false;
       } else if (Equals(value, "fp")) {
         config->stacks = StackMode::kFramePointer;
+        config->python_stacks = false;
       } else if (Equals(value, "unwind")) {
         config->stacks = StackMode::kUnwind;
+        config->python_stacks = false;
+      } else if (Equals(value, "python") || Equals(value, "python,fp") ||
+                 Equals(value, "fp,python")) {
+        config->stacks = StackMode::kFramePointer;
+        config->python_stacks = true;
+      } else if (Equals(value, "python,unwind") || Equals(value, "unwind,python")) {
+        config->stacks = StackMode::kUnwind;
+        config->python_stacks = true;
       } else {
-        return Fail(error, error_size, key, value, "off, fp or unwind");
+        return Fail(error, error_size, key, value, "off, fp, unwind, python or python,unwind");
       }
       return true;
     case OptionKey::kStackDepth:
@@ -182,8 +192,15 @@ bool ApplyOption(Config* config, OptionKey key, const char* value, char* error,
   return false;
 }
 
+bool QuietFromEnv(GetenvFn getenv_fn) noexcept {
+  const char* value = getenv_fn(InfoOf(OptionKey::kLog).env);
+  return value != nullptr && Equals(value, "quiet");
+}
+
 Config LoadConfig(GetenvFn getenv_fn, WarnFn warn) noexcept {
   Config config;
+  if (QuietFromEnv(getenv_fn))
+    warn = nullptr;  // CUCLIMB_LOG=quiet silences the other options' warnings too
   for (const OptionInfo& info : kOptionTable) {
     const char* value = getenv_fn(info.env);
     if (value == nullptr)
@@ -275,10 +292,52 @@ bool ExpandOutputPattern(const char* pattern, const PatternValues& values, char*
   return true;
 }
 
+bool PreloadWithoutCuclimb(const char* preload, char* out, size_t out_size) noexcept {
+  if (out_size == 0)
+    return false;
+  size_t n = 0;
+  const char* p = preload;
+  while (*p != '\0') {
+    const char* start = p;
+    while (*p == ' ' || *p == ':') ++p;
+    const char separator = p > start ? p[-1] : ' ';
+    const char* entry = p;
+    while (*p != '\0' && *p != ' ' && *p != ':') ++p;
+    const size_t len = static_cast<size_t>(p - entry);
+    if (len == 0)
+      break;
+    const char* base = entry;
+    for (const char* q = entry; q < p; ++q) {
+      if (*q == '/')
+        base = q + 1;
+    }
+    constexpr char kOurs[] = "libcuclimb";
+    const bool ours = static_cast<size_t>(p - base) >= sizeof(kOurs) - 1 &&
+                      std::strncmp(base, kOurs, sizeof(kOurs) - 1) == 0;
+    if (ours)
+      continue;
+    const size_t need = (n > 0 ? 1 : 0) + len;
+    if (n + need >= out_size) {
+      out[0] = '\0';
+      return false;
+    }
+    if (n > 0)
+      out[n++] = separator;
+    std::memcpy(out + n, entry, len);
+    n += len;
+  }
+  out[n] = '\0';
+  return true;
+}
+
 const char* RankFromEnv(GetenvFn getenv_fn) noexcept {
-  for (const char* name : {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+  for (const char* name : kRankVariables) {
     const char* v = getenv_fn(name);
-    if (v != nullptr && v[0] != '\0')
+    if (v == nullptr || v[0] == '\0' || std::strlen(v) > 9)
+      continue;
+    bool digits = true;
+    for (const char* c = v; *c != '\0'; ++c) digits = digits && *c >= '0' && *c <= '9';
+    if (digits)
       return v;
   }
   return nullptr;

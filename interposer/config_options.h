@@ -24,9 +24,10 @@
   X(kMemoryActivity, "CUCLIMB_MEMORY_ACTIVITY", "memory-activity", "off|sampled|on", "sampled",    \
     "CUPTI MEMORY2 and MEMORY_POOL records (graph and driver-internal allocations, pool sizes; "   \
     "~1 us per allocation and per free while on): sampled shares the kernel-timing windows")       \
-  X(kStacks, "CUCLIMB_STACKS", "stacks", "off|fp|unwind", "off",                                   \
-    "host call stack per allocation and handle: frame-pointer walk (cheap, stops at code built "   \
-    "without frame pointers) or full unwind (~2-3 us each)")                                       \
+  X(kStacks, "CUCLIMB_STACKS", "stacks", "off|fp|unwind|python[,unwind]", "off",                   \
+    "host call stack per allocation and handle, from the caller: frame-pointer walk (cheap, "      \
+    "stops at code built without frame pointers) or full unwind (~1-5 us each); python adds the "  \
+    "Python frames (file, line, function) to fp or unwind")                                        \
   X(kStackDepth, "CUCLIMB_STACK_DEPTH", "stack-depth", "N", "32", "frames kept per stack (1-256)") \
   X(kSampleHz, "CUCLIMB_SAMPLE_HZ", "sample-hz", "HZ", "0",                                        \
     "host stack sampling of the threads that call CUDA, in samples per second per thread "         \

@@ -64,7 +64,7 @@ void OnSigprof(int, siginfo_t*, void* context) {
   format::Event ev = format::MakeEvent(format::EventType::kSample);
   ev.ts = t0;
   ev.tid = CurrentTid();
-  ev.stack = CaptureStackFromContext(pc, sp, fp, g_config.stack_depth);
+  ev.stack = CaptureStackFromContext(pc, sp, fp, g_config.stack_depth, g_config.python_stacks);
   Record(ev);
   AddSelfTime(TraceClockNow() - t0);
   errno = saved_errno;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Start, stop and the process events around them: the once-guards, the CUPTI version gate and
-// subscription, the writer tick, pause/resume, and the fork, exit and signal policy.
+// What libcuclimb.so's entry points (entry.cpp) ask of the process's one recording session
+// (session.h): start it, attach CUPTI, pause, resume, flush. lifecycle.cpp wires the session to
+// the recorder and CUPTI and holds the fork, exit and environment policy.
 //
 // Every function here is a cold path, callable from any entry point in any order (NVTX may load
 // cuclimb before cuInit does; LD_PRELOAD and CUDA_INJECTION64_PATH may both point here). None

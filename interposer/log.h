@@ -16,12 +16,12 @@ inline constexpr int kMaxLogLines = 64;
 void LogWarning(const char* format, ...) noexcept __attribute__((format(printf, 1, 2)));
 
 // Prints the message the first time `once` is seen false, then sets it.
-#define CUCLIMB_LOG_ONCE(once_flag, ...)                                     \
-  do {                                                                       \
-    static std::atomic<bool> once_flag{false};                               \
-    if (!once_flag.exchange(true, std::memory_order_relaxed)) {              \
-      ::cuclimb::interposer::LogWarning(__VA_ARGS__);                        \
-    }                                                                        \
+#define CUCLIMB_LOG_ONCE(once_flag, ...)                        \
+  do {                                                          \
+    static std::atomic<bool> once_flag{false};                  \
+    if (!once_flag.exchange(true, std::memory_order_relaxed)) { \
+      ::cuclimb::interposer::LogWarning(__VA_ARGS__);           \
+    }                                                           \
   } while (false)
 
 // Silences or re-enables warnings (CUCLIMB_LOG=quiet).

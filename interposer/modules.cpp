@@ -9,13 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
 
 #include "interposer/clock.h"
-#include "interposer/stack.h"
 #include "interposer/writer/recorder.h"
 
 namespace cuclimb::interposer {
@@ -72,13 +70,17 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   g_last_adds = info->dlpi_adds;
   g_last_subs = info->dlpi_subs;
   uint64_t low = UINT64_MAX;
+  uint64_t low_offset = 0;  // file offset of the lowest segment
   uint64_t high = 0;
   bool exec = false;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD)
       continue;
-    low = std::min<uint64_t>(low, ph.p_vaddr);
+    if (ph.p_vaddr < low) {
+      low = ph.p_vaddr;
+      low_offset = ph.p_offset;
+    }
     high = std::max<uint64_t>(high, ph.p_vaddr + ph.p_memsz);
     exec = exec || (ph.p_flags & PF_X) != 0;
   }
@@ -95,9 +97,12 @@ int Visit(dl_phdr_info* info, size_t, void* arg) {
   format::Event ev = format::MakeEvent(format::EventType::kMapping);
   ev.ts = TraceClockNow();
   ev.text = InternString(path);
-  ev.addr = info->dlpi_addr;
-  ev.size = high;
-  ev.aux = low;
+  // As the format says: file offset `aux` is mapped at `addr`, the module spans `size` bytes.
+  // (The lowest segment of a shared library or PIE is at offset 0 and address 0, so this was
+  // also right before for them; a non-PIE executable starts at 0x400000.)
+  ev.addr = info->dlpi_addr + low;
+  ev.size = high - low;
+  ev.aux = low_offset;
   const std::string build_id = BuildId(info);
   if (!build_id.empty())
     ev.name = InternString(build_id);
@@ -129,38 +134,6 @@ bool MappingsChanged() noexcept {
   bool changed = false;
   dl_iterate_phdr(VisitFirst, &changed);
   return changed;
-}
-
-void LocateOwnCode() noexcept {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&LocateOwnCode), &info) == 0 || info.dli_fbase == nullptr) {
-    return;
-  }
-  struct Range {
-    uintptr_t base;
-    uintptr_t begin;
-    uintptr_t end;
-  } range{reinterpret_cast<uintptr_t>(info.dli_fbase), 0, 0};
-  dl_iterate_phdr(
-      [](dl_phdr_info* phdr, size_t, void* arg) -> int {
-        auto* r = static_cast<Range*>(arg);
-        // dli_fbase is where the object is mapped: its load bias, since a shared object's first
-        // PT_LOAD starts at virtual address 0.
-        if (phdr->dlpi_addr != r->base)
-          return 0;
-        for (int i = 0; i < phdr->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = phdr->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0)
-            continue;
-          r->begin = phdr->dlpi_addr + ph.p_vaddr;
-          r->end = r->begin + ph.p_memsz;
-          return 1;
-        }
-        return 0;
-      },
-      &range);
-  if (range.end > range.begin)
-    SetOwnCodeRange(range.begin, range.end);
 }
 
 }  // namespace cuclimb::interposer

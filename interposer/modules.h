@@ -19,7 +19,4 @@ void RecordMappings() noexcept;
 // dl_iterate_phdr call that stops at the first object).
 bool MappingsChanged() noexcept;
 
-// Tells the stack walkers where libcuclimb.so's code lies (cold; at init).
-void LocateOwnCode() noexcept;
-
 }  // namespace cuclimb::interposer

@@ -511,7 +511,8 @@ void NVTX_API MemRegionsRegister(nvtxDomainHandle_t domain,
     return;
   Hook h;
   const uint32_t domain_id = h.active() ? DomainId(domain) : 0;
-  const uint32_t stack = h.active() ? CaptureStack(g_config.stacks, g_config.stack_depth) : 0;
+  const uint32_t stack =
+      h.active() ? CaptureStack(g_config.stacks, g_config.stack_depth, g_config.python_stacks) : 0;
   ForEachRange(desc->regionType, desc->regionDescElements, desc->regionCount,
                desc->regionDescElementSize, [&](size_t i, const nvtxMemVirtualRangeDesc_t& r) {
                  const uint64_t addr = reinterpret_cast<uint64_t>(r.ptr);

@@ -2,12 +2,15 @@
 // Stack walkers of stack.h.
 #include "interposer/stack.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <pthread.h>
 #include <unwind.h>
 
+#include "interposer/cuda_code.h"
 #include "interposer/format/trace_format.h"
+#include "interposer/python_frames.h"
 #include "interposer/writer/recorder.h"
 
 namespace cuclimb::interposer {
@@ -25,10 +28,28 @@ inline bool IsOwnCode(uintptr_t pc) {
          pc < g_own_end.load(std::memory_order_relaxed);
 }
 
+#if defined(__x86_64__)
+constexpr int kFramePointerRegister = 6;  // DWARF number of rbp
+#elif defined(__aarch64__)
+constexpr int kFramePointerRegister = 29;  // x29
+#endif
+
+// A frame-pointer value worth checking as the frame record {caller's fp, return address} of the
+// frame whose stack pointer (at its call) is sp.
+inline bool MayBeFrameRecord(uintptr_t fp, uintptr_t sp, uintptr_t high) {
+  return fp >= sp && fp <= high - 2 * sizeof(uintptr_t) && (fp & (sizeof(uintptr_t) - 1)) == 0;
+}
+
 struct UnwindState {
   uint64_t* frames;
   size_t max;
   size_t count;
+  bool leading;         // no application frame seen yet: CUDA runtime frames are dropped
+  bool bridge;          // fp mode: stop at the first application frame with a frame record
+  size_t bridged;       // application frames crossed without a frame record
+  uintptr_t high;       // stack bound (bridge only)
+  uintptr_t candidate;  // the last application frame's fp, if it may be a frame record
+  uintptr_t resume_fp;  // frame record to walk on from (bridge only; 0: none)
 };
 
 _Unwind_Reason_Code CollectFrame(struct _Unwind_Context* context, void* arg) {
@@ -36,12 +57,62 @@ _Unwind_Reason_Code CollectFrame(struct _Unwind_Context* context, void* arg) {
   const uintptr_t pc = _Unwind_GetIP(context);
   if (pc == 0)
     return _URC_END_OF_STACK;
-  if (IsOwnCode(pc))
+  if (state->leading) {
+    if (IsCudaRuntimeCode(pc) || IsOwnCode(pc))
+      return _URC_NO_REASON;
+    state->leading = false;
+  } else if (IsOwnCode(pc)) {
     return _URC_NO_REASON;
+  }
+#if defined(__x86_64__) || defined(__aarch64__)
+  if (state->bridge) {
+    // libgcc hands each frame its registers and, as "CFA", its stack pointer at the call. The
+    // previous application frame had a frame record if its fp points at {fp, this pc}, right
+    // below this frame's stack pointer on x86-64: then frame pointers take over from there.
+    const uintptr_t sp = _Unwind_GetCFA(context);
+    const uintptr_t c = state->candidate;
+    if (c != 0 && reinterpret_cast<const uintptr_t*>(c)[1] == pc
+#if defined(__x86_64__)
+        && sp == c + 2 * sizeof(uintptr_t)
+#endif
+    ) {
+      state->resume_fp = c;
+      return _URC_END_OF_STACK;
+    }
+    if (state->count > 0 && ++state->bridged > kMaxBridgeFrames)
+      return _URC_END_OF_STACK;
+    const auto fp = static_cast<uintptr_t>(_Unwind_GetGR(context, kFramePointerRegister));
+    state->candidate = MayBeFrameRecord(fp, sp, state->high) ? fp : 0;
+  }
+#endif
   if (state->count >= state->max)
     return _URC_END_OF_STACK;
   state->frames[state->count++] = format::PcFrame(pc);
   return _URC_NO_REASON;
+}
+
+// The return address in our outermost own frame: what called into libcuclimb.so. Our code keeps
+// frame pointers, so this walk is exact.
+uintptr_t FirstForeignReturnAddress(uintptr_t fp, uintptr_t low, uintptr_t high) {
+  for (int i = 0; i < 16; ++i) {
+    if (fp < low || fp > high - 2 * sizeof(uintptr_t) || (fp & (sizeof(uintptr_t) - 1)) != 0)
+      return 0;
+    const auto* record = reinterpret_cast<const uintptr_t*>(fp);
+    if (!IsOwnCode(record[1]))
+      return record[1];
+    if (record[0] <= fp)
+      return 0;
+    fp = record[0];
+  }
+  return 0;
+}
+
+// Drops the leading frames that lie in CUDA runtime code; returns the new count.
+size_t DropLeadingCudaFrames(uint64_t* frames, size_t n) {
+  size_t first = 0;
+  while (first < n && IsCudaRuntimeCode(static_cast<uintptr_t>(frames[first] >> 1))) ++first;
+  for (size_t i = first; i < n; ++i) frames[i - first] = frames[i];
+  return n - first;
 }
 
 }  // namespace
@@ -92,44 +163,68 @@ size_t WalkFramePointers(uintptr_t fp, uintptr_t low, uintptr_t high, uint64_t* 
   return n;
 }
 
-uint32_t CaptureStack(StackMode mode, uint32_t depth) noexcept {
+size_t CollectStack(StackMode mode, uint32_t depth, uint64_t* frames) noexcept {
   if (mode == StackMode::kOff || depth == 0)
-    return format::kNoStack;
-  uint64_t frames[format::kMaxStackFrames];
+    return 0;
   const size_t max = depth < format::kMaxStackFrames ? depth : format::kMaxStackFrames;
-  size_t n = 0;
+  UnwindState state{frames, max, 0, true, false, 0, 0, 0, 0};
   if (mode == StackMode::kUnwind) {
-    UnwindState state{frames, max, 0};
     _Unwind_Backtrace(CollectFrame, &state);
-    n = state.count;
-  } else {
-    uintptr_t low = 0;
-    uintptr_t high = 0;
-    if (!ThreadStackBounds(&low, &high))
-      return format::kNoStack;
-    // Callers' frames lie above the current one. The part of the main thread's stack below the
-    // current frame may not be mapped yet, so the walk never reads below it.
-    const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    if (here > low)
-      low = here;
-    n = WalkFramePointers(here, low, high, frames, max);
+    return state.count;
+  }
+  uintptr_t low = 0;
+  uintptr_t high = 0;
+  if (!ThreadStackBounds(&low, &high))
+    return 0;
+  // Callers' frames lie above the current one. The part of the main thread's stack below the
+  // current frame may not be mapped yet, so the walk never reads below it.
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (here > low)
+    low = here;
+  if (!IsCudaRuntimeCode(FirstForeignReturnAddress(here, low, high)))
+    return WalkFramePointers(here, low, high, frames, max);  // called by the application itself
+  state.bridge = true;
+  state.high = high;
+  _Unwind_Backtrace(CollectFrame, &state);
+  size_t n = state.count;
+  if (state.resume_fp != 0 && n < max)
+    n += WalkFramePointers(state.resume_fp, state.resume_fp, high, frames + n, max - n);
+  return n;
+}
+
+uint32_t CaptureStack(StackMode mode, uint32_t depth, bool python) noexcept {
+  uint64_t frames[format::kMaxStackFrames];
+  size_t n = CollectStack(mode, depth, frames);
+  if (python) {
+    n = MergePythonFrames(frames, n, std::min<size_t>(depth, format::kMaxStackFrames), 0);
   }
   return n == 0 ? format::kNoStack : InternStack(frames, n);
 }
 
-uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp,
-                                 uint32_t depth) noexcept {
+size_t CollectStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth,
+                               uint64_t* frames) noexcept {
   if (!t_stack_known || t_stack_high == 0 || depth == 0)
-    return format::kNoStack;
+    return 0;
   const uintptr_t low = sp > t_stack_low ? sp : t_stack_low;
-  uint64_t frames[format::kMaxStackFrames];
   const size_t max = depth < format::kMaxStackFrames ? depth : format::kMaxStackFrames;
   size_t n = 0;
   // The interrupted pc is exact, not a return address; +1 keeps "return address" semantics
   // (symbolizers look up pc - 1).
   frames[n++] = format::PcFrame(pc + 1);
   n += WalkFramePointers(fp, low, t_stack_high, frames + n, max - n);
-  return InternStack(frames, n);
+  // Interrupted inside libcuda (a synchronization, say): its frames have no frame records, so
+  // what follows is whatever the frame-pointer register held; keep what lies outside CUDA code.
+  return DropLeadingCudaFrames(frames, n);
+}
+
+uint32_t CaptureStackFromContext(uintptr_t pc, uintptr_t sp, uintptr_t fp, uint32_t depth,
+                                 bool python) noexcept {
+  uint64_t frames[format::kMaxStackFrames];
+  size_t n = CollectStackFromContext(pc, sp, fp, depth, frames);
+  if (python) {
+    n = MergePythonFrames(frames, n, std::min<size_t>(depth, format::kMaxStackFrames), pc);
+  }
+  return n == 0 ? format::kNoStack : InternStack(frames, n);
 }
 
 }  // namespace cuclimb::interposer

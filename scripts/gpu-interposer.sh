@@ -19,7 +19,7 @@ if [ "${1:-}" = --pack ]; then
   dst=${3:?dest dir}
   for f in interposer/libcuclimb.so analyzer/cuclimb tests/interposer/interposer_gpu_test \
            tests/interposer/interposer_gpu_program tests/interposer/interposer_trace_stats \
-           bench/interposer_step_bench workloads/cuclimb-adam; do
+           bench/interposer_step_bench workloads/cuclimb-adam tests/rust/scratch_leak; do
     [ -e "$src/$f" ] || continue
     mkdir -p "$dst/$(dirname "$f")"
     strip --strip-debug -o "$dst/$f" "$src/$f"

@@ -39,6 +39,8 @@ declare -A MODES=(
   [kernels_all]="CUCLIMB_KERNELS=all"
   [stacks_fp]="CUCLIMB_STACKS=fp"
   [stacks_unwind]="CUCLIMB_STACKS=unwind"
+  [stacks_python]="CUCLIMB_STACKS=python"
+  [stacks_python_unwind]="CUCLIMB_STACKS=python,unwind"
   [host_sampling]="CUCLIMB_SAMPLE_HZ=1000"
   [no_memory_activity]="CUCLIMB_MEMORY_ACTIVITY=off"
   [no_gauges]="CUCLIMB_GAUGE_MS=off"
@@ -46,8 +48,8 @@ declare -A MODES=(
   [bare_cupti]="CUCLIMB_MEMORY_ACTIVITY=off CUCLIMB_KERNELS=off CUCLIMB_GAUGE_MS=off CUCLIMB_DEBUG_BARE_CALLBACKS=1"
 )
 NATIVE_MODES=${NATIVE_MODES:-default alloc_only api_times kernels_all stacks_fp stacks_unwind host_sampling no_memory_activity callbacks_only bare_cupti}
-TORCH_MODES=${TORCH_MODES:-default alloc_only api_times kernels_all stacks_fp host_sampling}
-ADAM_MODES=${ADAM_MODES:-default no_memory_activity no_gauges callbacks_only bare_cupti}
+TORCH_MODES=${TORCH_MODES:-default alloc_only api_times kernels_all stacks_fp stacks_unwind stacks_python stacks_python_unwind host_sampling}
+ADAM_MODES=${ADAM_MODES:-default no_memory_activity no_gauges callbacks_only bare_cupti stacks_fp stacks_unwind}
 
 stats_of() {  # trace files... → JSON summary of the first, or null
   local file=${1:-}
@@ -111,5 +113,21 @@ fi
 if [[ " $LOOPS " == *" torch "* ]] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   for mode in $TORCH_MODES; do
     run_mode torch "$mode" python3 "$TORCH_BENCH" --mode overhead --iters 600 --block 50 --label "$mode"
+  done
+  # Stacks where every tensor is a CUDA allocation (cudaMallocAsync backend) and every loss is
+  # kept, against PyTorch's own memory history with Python stacks on the same loop (untraced,
+  # history switched on and off per block like cuclimb_pause/resume).
+  for mode in ${TORCH_ASYNC_MODES:-default stacks_fp stacks_python stacks_python_unwind}; do
+    PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync run_mode torch_async "$mode" \
+      python3 "$TORCH_BENCH" --mode overhead --iters 600 --block 50 --keep-losses --label "$mode"
+  done
+  for alloc in native cudaMallocAsync; do
+    for stacks in python all; do
+      line=$(PYTORCH_CUDA_ALLOC_CONF=backend:$alloc timeout 150 python3 "$TORCH_BENCH" \
+        --mode overhead --iters 600 --block 50 --keep-losses --memory-history "$stacks" \
+        --label "history_$stacks" 2>"$WORK/history-$alloc-$stacks.stderr" | tail -1)
+      echo "{\"kind\": \"torch_history_$alloc\", \"mode\": \"history_$stacks\", \"result\": ${line:-null}}" >>"$RESULTS"
+      echo "torch_history_$alloc $stacks: ${line:0:160}"
+    done
   done
 fi

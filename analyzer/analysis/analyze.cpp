@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The analysis driver: one streaming pass per trace (two when the iteration source chosen on the
-// first part of the trace turns out wrong), then assembly, then the merge across ranks.
+// first part of the trace turns out wrong), then assembly, then the merge across ranks
+// (merge_ranks.h).
 //
 // Why one pass: decoding is the dominant cost (≈20 M events/s on one core), so a separate
 // segmentation pass would halve the throughput. Instead the first kPrefixEvents events are
@@ -12,14 +13,11 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
-#include <set>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "analysis/assemble.h"
-#include "detect/accumulators.h"
+#include "analysis/merge_ranks.h"
 #include "series/aggregator.h"
 #include "util/cli.h"
 #include "util/status_macros.h"
@@ -41,9 +39,9 @@ struct PassState {
   std::deque<trace::Event> pending;
 
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options) {
+            const AnalyzeOptions& options, const FrameClassifier& classifier) {
     reader = std::move(r);
-    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs);
+    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
     aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(),
@@ -105,7 +103,8 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
 }
 
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, const AnalyzeOptions& options) {
+                                      int count, const AnalyzeOptions& options,
+                                      const FrameClassifier& classifier) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   SegmentStats stats(reader.get(), options.iteration);
   std::vector<trace::Event> prefix;
@@ -123,7 +122,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options);
+  pass.Init(std::move(reader), choice, options, classifier);
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
@@ -149,7 +148,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> again, open());
     PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options);
+    second.Init(std::move(again), final_choice, options, classifier);
     events = 0;
     while (raw2->Next(&ev)) {
       second.Feed(ev);
@@ -175,124 +174,19 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   return Assemble(in);
 }
 
-// Mean of the ranks' series over the iterations all of them have.
-Series MeanSeries(const std::vector<const Series*>& series) {
-  size_t n = SIZE_MAX;
-  for (const Series* s : series) n = std::min(n, s->size());
-  if (series.empty() || n == SIZE_MAX)
-    return {};
-  Series out(n, 0.0);
-  for (const Series* s : series) {
-    for (size_t i = 0; i < n; ++i) out[i] += (*s)[i] / static_cast<double>(series.size());
-  }
-  return out;
-}
-
-void MergeRanks(const AnalyzeOptions& options, analysis::Report* report) {
-  const std::vector<RankReport>& ranks = report->ranks;
-  if (ranks.size() == 1) {
-    report->iterations = ranks[0].iterations;
-    report->ranges = ranks[0].ranges;
-    report->accumulators = ranks[0].accumulators;
-    for (const Accumulator& a : report->accumulators) report->accumulator_ranks[a.id] = {0};
-    return;
-  }
-  // Iterations: the common source, or "mixed"; the smallest count.
-  report->iterations = ranks[0].iterations;
-  for (const RankReport& r : ranks) {
-    if (r.iterations.source != report->iterations.source ||
-        r.iterations.name != report->iterations.name) {
-      report->iterations.source = "mixed";
-    }
-    report->iterations.count = std::min(report->iterations.count, r.iterations.count);
-  }
-  report->iterations.spans.clear();
-  report->iterations.candidates.clear();  // per rank
-  report->iterations.why = absl::StrCat("per rank; ", ranks.size(), " ranks, the shortest has ",
-                                        report->iterations.count, " iterations");
-  // Ranges: the mean over the ranks that have the range.
-  std::map<std::string, std::vector<std::pair<int, const RangeReport*>>> by_name;
-  for (const RankReport& r : ranks) {
-    for (const RangeReport& rr : r.ranges) by_name[rr.name].emplace_back(r.index, &rr);
-  }
-  TrendOptions to;
-  to.alpha = options.thresholds.alpha;
-  to.min_iterations = options.thresholds.min_iterations;
-  to.warmup = options.thresholds.warmup;
-  to.max_points = 256;
-  for (const auto& [name, list] : by_name) {
-    RangeReport m;
-    m.name = name;
-    std::vector<const Series*> totals, counts;
-    const RangeReport* steepest = list[0].second;
-    int steepest_rank = list[0].first;
-    std::set<std::string> explained;
-    for (const auto& [rank, r] : list) {
-      totals.push_back(&r->total_ms);
-      counts.push_back(&r->count);
-      if (r->trend.change_pct > steepest->trend.change_pct) {
-        steepest = r;
-        steepest_rank = rank;
-      }
-      explained.insert(r->explained_by.begin(), r->explained_by.end());
-    }
-    m.tid = steepest->tid;
-    m.total_ms = MeanSeries(totals);
-    m.count = MeanSeries(counts);
-    m.trend = ComputeTrend(m.total_ms, to);
-    m.climbing =
-        m.trend.tested && m.trend.rising && m.trend.change_pct >= options.thresholds.min_climb_pct;
-    m.decomposition = steepest->decomposition;
-    m.explained_by.assign(explained.begin(), explained.end());
-    if (steepest->climbing) {
-      m.where_time_goes =
-          absl::StrCat("rank ", steepest_rank, " (steepest): ", steepest->where_time_goes);
-    }
-    report->ranges.push_back(std::move(m));
-  }
-  std::sort(report->ranges.begin(), report->ranges.end(),
-            [](const RangeReport& x, const RangeReport& y) {
-              if (x.climbing != y.climbing)
-                return x.climbing;
-              if (x.trend.first != y.trend.first)
-                return x.trend.first > y.trend.first;
-              return x.name < y.name;
-            });
-  // Accumulators: one per id, from the first rank that has it; growth is the mean over ranks.
-  std::map<std::string, std::vector<std::pair<int, const Accumulator*>>> by_id;
-  for (const RankReport& r : ranks) {
-    for (const Accumulator& a : r.accumulators) by_id[a.id].emplace_back(r.index, &a);
-  }
-  for (const auto& [id, list] : by_id) {
-    Accumulator a = *list[0].second;
-    double growth = 0, bytes = 0;
-    std::set<std::string> explains;
-    for (const auto& [rank, acc] : list) {
-      growth += acc->growth_per_iter / static_cast<double>(list.size());
-      bytes += acc->bytes_per_iter / static_cast<double>(list.size());
-      a.p_value = std::max(a.p_value, acc->p_value);
-      explains.insert(acc->explains.begin(), acc->explains.end());
-      report->accumulator_ranks[id].push_back(rank);
-    }
-    a.growth_per_iter = growth;
-    a.bytes_per_iter = bytes;
-    a.explains.assign(explains.begin(), explains.end());
-    report->accumulators.push_back(std::move(a));
-  }
-  RankAccumulators(&report->accumulators);
-}
-
 absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& factories,
                                             const std::vector<std::string>& names,
                                             const AnalyzeOptions& options) {
   if (factories.empty())
     return absl::InvalidArgumentError("no trace to analyse");
+  CUCLIMB_ASSIGN_OR_RETURN(const FrameClassifier classifier,
+                           FrameClassifier::Create(options.frames_internal));
   analysis::Report report;
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
   for (int i = 0; i < count; ++i) {
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
-                           count, options);
+                           count, options, classifier);
     if (!rank.ok()) {
       absl::Status named(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
                                                             rank.status().message()));
@@ -306,12 +200,24 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
   }
   MergeRanks(options, &report);
   bool climbing = false;
-  for (const RangeReport& r : report.ranges) climbing |= r.climbing;
+  for (const RangeReport& r : report.ranges) {
+    if (r.sets_verdict && !climbing) {
+      report.cause = r.cause;
+      report.cause.range = r.name;
+    }
+    climbing |= r.sets_verdict;
+  }
   for (const RankReport& r : report.ranks) {
+    if (r.climbing && !climbing)
+      report.cause = r.cause;
+    if (report.cause.kind.empty() && !r.cause.kind.empty())
+      report.cause = r.cause;  // "machine" on a flat run
     climbing |= r.climbing;
     report.partial |= r.trace.partial;
     for (const std::string& n : r.notes) {
-      report.notes.push_back(count > 1 ? absl::StrCat("rank ", r.index, ": ", n) : n);
+      report.notes.push_back(
+          count > 1 ? absl::StrCat("rank ", report.job_ranks[static_cast<size_t>(r.index)], ": ", n)
+                    : n);
     }
   }
   report.verdict = climbing ? "climbing" : "flat";

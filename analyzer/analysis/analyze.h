@@ -32,6 +32,9 @@ struct AnalyzeOptions {
   /// Directories searched, before the recorded path, for the ELF files named by `mapping`
   /// events (offline symbolization of PC frames).
   std::vector<std::string> symbol_dirs;
+  /// Frame patterns ("[module:|symbol:|function:|file:]GLOB") marked internal before the
+  /// built-in frame classes, so call sites are labelled past them (symbols/frame_classes.txt).
+  std::vector<std::string> frames_internal;
   /// Events buffered to choose the iteration source before streaming (0 = 131072). Tests lower
   /// it to exercise the second pass.
   size_t prefix_events = 0;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/causes.h"
 #include "interposer/format/trace_format.h"
 
 namespace cuclimb::analysis {
@@ -42,6 +43,12 @@ CallSite Context::Site(uint32_t stack) const {
   s.frames = sym.Frames(frames, in.reader->strings());
   s.label = sym.SiteLabel(frames, in.reader->strings());
   return s;
+}
+
+std::string Context::SiteLabel(uint32_t stack) const {
+  if (stack == 0)
+    return "(no stack)";
+  return sym.SiteLabel(in.reader->stacks().Get(stack), in.reader->strings());
 }
 
 std::string FormatBytes(double bytes) {
@@ -384,18 +391,45 @@ void Ranges(Context& ctx, RankReport* report) {
   }
 }
 
+// Kernel rows in the report: the most GPU time (then launches) first. A row holds series per
+// iteration, so a trace with a million distinct kernel names (JIT-generated ones) would make a
+// report of gigabytes (issue #14): only the first kMaxKernelRows are listed, and a note says so.
+constexpr size_t kMaxKernelRows = 2000;
+
+bool KernelFirst(const KernelRow& x, const KernelRow& y) {
+  if (x.gpu_ms != y.gpu_ms)
+    return x.gpu_ms > y.gpu_ms;
+  if (x.launches != y.launches)
+    return x.launches > y.launches;
+  return x.name < y.name;
+}
+
 void KernelsAndApis(Context& ctx, RankReport* report) {
   const Aggregates& a = ctx.a;
+  // First the name and totals of every kernel (for the choice), then the series of those listed.
+  std::vector<std::pair<KernelRow, size_t>> ranked(a.kernels.size());
   for (size_t k = 0; k < a.kernels.size(); ++k) {
     const KernelSeries& ks = a.kernels[k];
-    KernelRow row;
+    KernelRow& row = ranked[k].first;
+    ranked[k].second = k;
     row.name = ctx.KernelName(a.kernel_names[k]);
-    double pro = 0, epi = 0, pro2 = 0, epi2 = 0;
-    row.launches_per_iter = ctx.fold.Sum(ks.launches, &pro, &epi);
-    const Series execs = ctx.fold.Sum(ks.executions, &pro2, &epi2);
     for (double v : ks.launches) row.launches += static_cast<uint64_t>(v);
     for (double v : ks.executions) row.executions += static_cast<uint64_t>(v);
     for (double v : ks.gpu_ns) row.gpu_ms += v * 1e-6;
+  }
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& x, const auto& y) { return KernelFirst(x.first, y.first); });
+  if (ranked.size() > kMaxKernelRows) {
+    report->notes.push_back(absl::StrFormat(
+        "%d distinct kernels: the %d with the most GPU time (then launches) are listed",
+        ranked.size(), kMaxKernelRows));
+    ranked.resize(kMaxKernelRows);
+  }
+  for (auto& [row, k] : ranked) {
+    const KernelSeries& ks = a.kernels[k];
+    double pro = 0, epi = 0, pro2 = 0, epi2 = 0;
+    row.launches_per_iter = ctx.fold.Sum(ks.launches, &pro, &epi);
+    const Series execs = ctx.fold.Sum(ks.executions, &pro2, &epi2);
     const Series gpu_ns = ctx.fold.Sum(ks.gpu_ns);
     row.gpu_ms_per_iter = Scale(gpu_ns, 1e-6);
     row.mean_us.assign(gpu_ns.size(), 0.0);
@@ -423,14 +457,6 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     }
     report->kernels.push_back(std::move(row));
   }
-  std::sort(report->kernels.begin(), report->kernels.end(),
-            [](const KernelRow& x, const KernelRow& y) {
-              if (x.gpu_ms != y.gpu_ms)
-                return x.gpu_ms > y.gpu_ms;
-              if (x.launches != y.launches)
-                return x.launches > y.launches;
-              return x.name < y.name;
-            });
   auto add_api = [&](const std::vector<uint32_t>& names, const std::vector<ApiSeries>& series) {
     for (size_t i = 0; i < series.size(); ++i) {
       ApiRow row;
@@ -521,6 +547,7 @@ RankReport Assemble(const AssemblyInput& in) {
   OtherState(ctx, &report);
   internal::BuildCandidates(ctx, &report);
   internal::BuildLeaksAndMemory(ctx, &report);
+  internal::AssignCauses(ctx, &report);
   std::stable_sort(report.state.begin(), report.state.end(),
                    [](const StateSeries& x, const StateSeries& y) {
                      if (x.metric != y.metric)
@@ -529,7 +556,6 @@ RankReport Assemble(const AssemblyInput& in) {
                        return x.dimension < y.dimension;
                      return x.key < y.key;
                    });
-  for (const RangeReport& r : report.ranges) report.climbing |= r.climbing;
   // Notes.
   auto note = [&](std::string s) { report.notes.push_back(std::move(s)); };
   if (report.trace.partial)
@@ -543,14 +569,16 @@ RankReport Assemble(const AssemblyInput& in) {
   if (in.repassed)
     note("the iteration source changed after the first part of the trace: analysed in two passes");
   if (b.lost_pops() > 0) {
-    note(absl::StrFormat("%d iteration ranges began before the previous one ended (its pop was lost): "
-                         "each was ended at the next one's start",
-                         b.lost_pops()));
+    note(absl::StrFormat(
+        "%d iteration ranges began before the previous one ended (its pop was lost): "
+        "each was ended at the next one's start",
+        b.lost_pops()));
   }
   if (ctx.a.unmatched_pops > 0) {
-    note(absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
-                         "recording started mid-range)",
-                         ctx.a.unmatched_pops));
+    note(
+        absl::StrFormat("%d NVTX pops or range ends without an open range (events lost or "
+                        "recording started mid-range)",
+                        ctx.a.unmatched_pops));
   }
   if (b.ignored_boundaries() > 0)
     note(absl::StrFormat("%d iteration boundaries out of time order were ignored",
@@ -565,6 +593,7 @@ RankReport Assemble(const AssemblyInput& in) {
   }
   if (launches && !kernels)
     note("no GPU kernel records: GPU time is unknown (record with CUCLIMB_KERNELS=all)");
+  for (std::string& n : ctx.sym.Notes()) note(std::move(n));  // symbols missing from labels
   return report;
 }
 

@@ -49,6 +49,8 @@ struct Context {
     return ComputeTrend(s, Options(resolution));
   }
   CallSite Site(uint32_t stack) const;
+  // The call site's label alone: the key that call-site groups share.
+  std::string SiteLabel(uint32_t stack) const;
 };
 
 std::string FormatBytes(double bytes);

@@ -176,8 +176,10 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         temps = Sum(temps, f.Sum(s.temps));
       }
       const std::string acc_kind = AllocationKind(key.kind);
+      // Call sites are keyed by their label, so stacks that differ only inside framework or
+      // CUDA frames are one group (Symbolizer::SiteLabel); the first stack is the evidence.
       const std::string gid = key.stack != 0
-                                  ? absl::StrCat(acc_kind, "|s", key.stack)
+                                  ? absl::StrCat(acc_kind, "|s", ctx.SiteLabel(key.stack))
                                   : absl::StrCat(acc_kind, "|a", key.api, "|c", key.size_class);
       auto [it, inserted] = group_of.try_emplace(gid, static_cast<int>(groups.size()));
       if (inserted) {
@@ -313,7 +315,7 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       const std::string kind = HandleKind(key.type);
       if (kind.empty())
         continue;
-      const std::string gid = key.stack != 0 ? absl::StrCat(kind, "|s", key.stack)
+      const std::string gid = key.stack != 0 ? absl::StrCat(kind, "|s", ctx.SiteLabel(key.stack))
                                              : absl::StrCat(kind, "|t", key.type, "|a", key.api);
       auto [it, inserted] = hgroup_of.try_emplace(gid, static_cast<int>(hgroups.size()));
       if (inserted) {
@@ -455,9 +457,11 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       if (!r.climbing)
         continue;
       Explanation e = Explain(r, acc, ctx.th);
-      if (e.verdict == "explains") {
+      if (e.verdict == kExplains) {
         acc.explains.push_back(r.name);
         r.explained_by.push_back(acc.id);
+      } else if (e.verdict == kLikelyCause) {
+        acc.likely_cause_of.push_back(r.name);
       }
       acc.explanations.push_back(std::move(e));
     }

@@ -33,6 +33,7 @@ std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report
     frames[i].growing = IsAccumulator("host_function", series[i], trend, ctx.th, &why);
     frames[i].slope = trend.slope_per_iter;
     frames[i].rank = static_cast<int>(hf.ranks[i]);
+    frames[i].user = hf.user[i];
     if (frames[i].growing)
       slopes.push_back(trend.slope_per_iter);
   }

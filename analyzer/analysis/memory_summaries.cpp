@@ -102,14 +102,37 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   for (const auto& [reason, count] : a.drops_by_reason) o.drops_by_reason[ctx.Str(reason)] += count;
   o.drops = f.Sum(a.drops);
   o.recording_pauses = a.recording_pauses;
-  if (o.self_ms_total > 0) {
-    const Trend tr = ctx.TrendOf(o.self_ms, 0);
-    o.overhead_climbing = tr.rising && tr.change_pct >= ctx.th.min_climb_pct;
+  // The cost per recorded event, not per iteration: a program whose iterations make more calls
+  // costs the profiler more per iteration without the profiler getting any slower.
+  const Series events = f.Sum(a.overhead_events), self_ns = f.Sum(a.overhead_ns);
+  o.self_ns_per_event.assign(n, 0.0);
+  double last = -1;
+  for (size_t i = 0; i < n; ++i) {
+    if (events[i] > 0)
+      last = self_ns[i] / events[i];
+    o.self_ns_per_event[i] = last;
+  }
+  const auto known = std::find_if(o.self_ns_per_event.begin(), o.self_ns_per_event.end(),
+                                  [](double v) { return v >= 0; });
+  const double first_known = known != o.self_ns_per_event.end() ? *known : 0;
+  for (double& v : o.self_ns_per_event) v = v < 0 ? first_known : v;
+  if (o.self_ms_total > 0 && o.recorded_events > 0) {
+    const Trend tr = ctx.TrendOf(o.self_ns_per_event, 0);
+    o.ns_per_event_first = tr.first;
+    o.ns_per_event_last = tr.last;
+    // Material only when the extra cost per event, times the events of an iteration, is a
+    // material share of the iteration's time (as for a range's climb).
+    double mean_events = 0;
+    for (double v : events) mean_events += v / static_cast<double>(std::max<size_t>(n, 1));
+    const double extra_ms = (tr.last - tr.first) * mean_events * 1e-6;
+    const double iteration_ms = n > 0 ? wall_ms / static_cast<double>(n) : 0;
+    o.overhead_climbing = tr.rising && tr.change_pct >= ctx.th.min_climb_pct &&
+                          extra_ms >= ctx.th.min_iteration_share_pct / 100 * iteration_ms;
     if (o.overhead_climbing) {
-      report->notes.push_back(
-          absl::StrFormat("cuclimb's own time per iteration climbs %.0f%%: check that the climb is "
-                          "not the profiler's",
-                          tr.change_pct));
+      report->notes.push_back(absl::StrFormat(
+          "cuclimb's own cost per recorded event climbs %.0f%% (%.3g → %.3g ns, %.3g ms more per "
+          "iteration): check that the climb is not the profiler's",
+          tr.change_pct, tr.first, tr.last, extra_ms));
     }
   }
   if (o.dropped > 0) {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
@@ -16,6 +17,7 @@
 #include "util/args.h"
 #include "util/cli.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -30,13 +32,14 @@ const std::vector<util::OptionSpec> kOptions = {
     {"min-share", "S",
      "an accumulator explains a range from this share of its growth (default 0.25)"},
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
-    {"symbols", "DIR", "look for the ELF files of recorded mappings in DIR first", true},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
     "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
-    "                       [--symbols DIR] [--quiet]";
+    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--quiet]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -113,8 +116,7 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
   if (*top < 0)
     return util::UsageError("--top wants N ≥ 0");
   o->top = static_cast<int>(*top);
-  o->symbol_dirs = args.GetAll("symbols");
-  return absl::OkStatus();
+  return ApplyCallSiteOptions(args, o);
 }
 
 }  // namespace
@@ -136,6 +138,12 @@ int RunAnalyze(int argc, char** argv) {
     return util::ReportError("analyze", s);
   const bool quiet = args->Has("quiet");
   const std::string json_path = args->Get("json");
+  // Outputs never replace an input, and a bad output path fails before a long analysis.
+  util::ProtectInputs(args->positionals);
+  for (const std::string& out : {json_path, args->Get("html")}) {
+    if (absl::Status s = out.empty() ? absl::OkStatus() : util::CheckOutputPath(out); !s.ok())
+      return util::ReportError("analyze", s);
+  }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1);
   options.progress = [&bar](const analysis::Progress& p) { bar.Update(p); };
   auto report = analysis::Analyze(args->positionals, options);
@@ -157,7 +165,7 @@ int RunAnalyze(int argc, char** argv) {
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::ToText(*report)); !s.ok()) {
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report), true)); !s.ok()) {
       return util::ReportError("analyze", s);
     }
   }

@@ -9,10 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -33,13 +35,16 @@ const std::vector<util::OptionSpec> kOptions = {
      true},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"quiet", nullptr, "no progress bar"},
 };
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
-    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]";
+    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]\n"
+    "                     [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
     "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
@@ -61,10 +66,13 @@ int RunCheck(int argc, char** argv) {
     return util::ReportError(
         "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
   }
+  util::ProtectInputs(args->positionals);
   analysis::CheckLimits limits;
   if (args->Has("max-climb")) {
     auto climb = args->GetDouble("max-climb", 0);
-    if (!climb.ok() || *climb < 0)
+    if (!climb.ok())
+      return util::ReportError("check", util::UsageError(std::string(climb.status().message())));
+    if (*climb < 0)
       return util::ReportError("check", util::UsageError("--max-climb wants PCT ≥ 0"));
     limits.max_climb_pct = *climb;
   }
@@ -76,6 +84,8 @@ int RunCheck(int argc, char** argv) {
   }
   limits.ranges = args->GetAll("range");
   analysis::AnalyzeOptions options;
+  if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+    return util::ReportError("check", s);
   options.iteration = args->Get("iteration");
   options.top = 0;  // every accumulator: a limit must see all of them
   const std::string warmup = args->Get("warmup", "auto");
@@ -93,10 +103,19 @@ int RunCheck(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("check", report.status());
-  const analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  analysis::CheckResult result = analysis::RunCheck(*report, limits);
+  // A cut or damaged trace is refused before any finding: the missing part could hold anything.
+  if (report->partial && !args->Has("allow-partial") && result.inconclusive.empty()) {
+    result.inconclusive = "a trace is cut or damaged (--allow-partial judges what was readable)";
+    result.pass = false;
+  }
   if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits));
       !s.ok()) {
     return util::ReportError("check", s);
+  }
+  if (!result.inconclusive.empty()) {
+    std::fprintf(stderr, "cuclimb check: %s\n", result.inconclusive.c_str());
+    return util::kExitBadTrace;
   }
   if (!result.pass) {
     int failures = 0;
@@ -104,12 +123,6 @@ int RunCheck(int argc, char** argv) {
     std::fprintf(stderr, "cuclimb check: %d limit%s exceeded\n", failures,
                  failures == 1 ? "" : "s");
     return util::kExitFindings;
-  }
-  if (report->partial && !args->Has("allow-partial")) {
-    std::fprintf(
-        stderr,
-        "cuclimb check: a trace is cut or damaged (--allow-partial judges what was readable)\n");
-    return util::kExitBadTrace;
   }
   return util::kExitOk;
 }

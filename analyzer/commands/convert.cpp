@@ -77,11 +77,12 @@ int RunConvert(int argc, char** argv) {
   if (!to.empty() && to != "binary" && to != "jsonl") {
     return util::ReportError("convert", util::UsageError("--to must be 'binary' or 'jsonl'"));
   }
+  util::ProtectInputs({args->positionals[0]});  // `convert run.trace run.trace` destroyed it
   auto reader = trace::TraceReader::Open(args->positionals[0]);
   if (!reader.ok()) return util::ReportError("convert", reader.status());
   const bool to_binary =
       to.empty() ? (*reader)->header().form == trace::TraceForm::kJsonLines : to == "binary";
-  auto out = util::OutputFile::Open(args->positionals[1]);
+  auto out = util::OutputFile::Open(args->positionals[1], util::OutputKind::kTrace);
   if (!out.ok()) return util::ReportError("convert", out.status());
   absl::Status s = Convert(**reader, to_binary, static_cast<int>(*level), **out);
   if (s.ok()) s = (*out)->Close();

@@ -8,10 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analyze.h"
+#include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -26,13 +29,16 @@ const std::vector<util::OptionSpec> kOptions = {
     {"count-tolerance-pct", "X", "counts diverge beyond max(0.5, X% of their level) (default 1)"},
     {"persist", "N", "iterations a difference must last to count (default: max(3, aligned/50))"},
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
+    kSymbolsOption,
+    kFramesInternalOption,
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME] [--time-tolerance-pct "
     "X]\n"
     "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] "
-    "[--quiet]";
+    "[--quiet]\n"
+    "                        [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -59,9 +65,13 @@ int RunDiff(int argc, char** argv) {
   auto time_tol = args->GetDouble("time-tolerance-pct", d.time_tolerance_pct);
   auto count_tol = args->GetDouble("count-tolerance-pct", d.count_tolerance_pct);
   auto persist = args->GetInt("persist", d.persist);
-  if (!time_tol.ok() || *time_tol < 0)
+  for (const auto* v : {&time_tol, &count_tol}) {
+    if (!v->ok())
+      return util::ReportError("diff", util::UsageError(std::string(v->status().message())));
+  }
+  if (*time_tol < 0)
     return util::ReportError("diff", util::UsageError("--time-tolerance-pct wants X ≥ 0"));
-  if (!count_tol.ok() || *count_tol < 0)
+  if (*count_tol < 0)
     return util::ReportError("diff", util::UsageError("--count-tolerance-pct wants X ≥ 0"));
   if (!persist.ok() || *persist < 0)
     return util::ReportError("diff", util::UsageError("--persist wants N ≥ 0"));
@@ -69,6 +79,12 @@ int RunDiff(int argc, char** argv) {
   d.count_tolerance_pct = *count_tol;
   d.persist = *persist;
   const std::string json_path = args->Get("json"), html_path = args->Get("html");
+  // Outputs never replace an input, and a bad output path fails before a long analysis.
+  util::ProtectInputs(args->positionals);
+  for (const std::string& out : {json_path, html_path}) {
+    if (absl::Status s = out.empty() ? absl::OkStatus() : util::CheckOutputPath(out); !s.ok())
+      return util::ReportError("diff", s);
+  }
   const bool quiet = args->Has("quiet");
   ProgressBar bar("diff", !quiet);
   analysis::Report reports[2];
@@ -76,6 +92,8 @@ int RunDiff(int argc, char** argv) {
   bool partial = false;
   for (int i = 0; i < 2; ++i) {
     analysis::AnalyzeOptions options;
+    if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+      return util::ReportError("diff", s);
     options.iteration = args->Get("iteration");
     options.top = 0;
     options.progress = [&bar, label = labels[i]](const analysis::Progress& p) {
@@ -104,14 +122,25 @@ int RunDiff(int argc, char** argv) {
       return util::ReportError("diff", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", analysis::DiffToText(diff)); !s.ok())
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::DiffToText(diff), true)); !s.ok())
       return util::ReportError("diff", s);
   }
-  if (args->Has("fail-on-divergence") && diff.verdict == "diverged")
-    return util::kExitFindings;
+  // Damage first: a cut trace's verdict is unreliable either way, so a gate neither passes nor
+  // fails on it. An empty trace gives a gate nothing to compare: it never passes.
   if (partial) {
     std::fprintf(stderr, "cuclimb diff: a trace is cut or damaged; compared what was readable\n");
     return util::kExitBadTrace;
+  }
+  if (args->Has("fail-on-divergence")) {
+    for (int i = 0; i < 2; ++i) {
+      if (reports[i].ranks.empty() || reports[i].ranks[0].trace.events == 0) {
+        std::fprintf(stderr, "cuclimb diff: %s has no events: an empty trace never passes a gate\n",
+                     args->positionals[static_cast<size_t>(i)].c_str());
+        return util::kExitBadTrace;
+      }
+    }
+    if (diff.verdict == "diverged")
+      return util::kExitFindings;
   }
   return util::kExitOk;
 }

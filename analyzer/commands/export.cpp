@@ -87,6 +87,10 @@ int RunExport(int argc, char** argv) {
       return util::ReportError("export", s);
   }
   const std::string& path = args->positionals[0];
+  // The output never replaces the input, and a bad output path fails before the analysis.
+  util::ProtectInputs({path});
+  if (absl::Status s = util::CheckOutputPath(out_path); !s.ok())
+    return util::ReportError("export", s);
   const bool quiet = args->Has("quiet") || out_path == "-";
   ProgressBar bar("export", !args->Has("quiet"));
   analysis::AnalyzeOptions ao;
@@ -102,7 +106,7 @@ int RunExport(int argc, char** argv) {
     bar.Clear();
     return util::ReportError("export", reader.status());
   }
-  auto file = util::OutputFile::Open(out_path);
+  auto file = util::OutputFile::Open(out_path, util::OutputKind::kTrace);
   if (!file.ok()) {
     bar.Clear();
     return util::ReportError("export", file.status());
@@ -115,7 +119,15 @@ int RunExport(int argc, char** argv) {
                                [&file](std::string_view bytes) { return (*file)->Write(bytes); });
   bar.Clear();
   if (!stats.ok()) {
-    return util::ReportError("export", stats.status().message().find("--iterations") == 0
+    // Iterations beyond the end of a cut trace are missing data (3), not a usage error (2).
+    const bool iterations = stats.status().message().find("--iterations") == 0;
+    const analysis::TraceInfo& info = report->ranks[0].trace;
+    if (iterations && info.partial) {
+      return util::ReportError("export", absl::DataLossError(absl::StrCat(
+                                             stats.status().message(),
+                                             "; the rest is not readable: ", info.status_message)));
+    }
+    return util::ReportError("export", iterations
                                            ? util::UsageError(std::string(stats.status().message()))
                                            : stats.status());
   }

@@ -13,6 +13,7 @@
 #include "trace/reader.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/terminal_text.h"
 
 namespace cuclimb::commands {
 namespace {
@@ -113,24 +114,24 @@ nlohmann::json ToJson(const std::string& path, trace::TraceReader& reader, const
   return j;
 }
 
+// Trace strings (and the path) are printed through TerminalSafe(): they are the traced
+// program's, and may hold escape sequences or newlines.
 std::string FormatText(const nlohmann::json& j) {
+  const auto str = [](const nlohmann::json& v) { return util::TerminalSafe(v.get<std::string>()); };
   std::string out;
   absl::StrAppend(&out, absl::StrFormat("trace     %s (%s, format %s, producer \"%s\", clock %s)\n",
-                                        j["path"].get<std::string>(), j["form"].get<std::string>(),
-                                        j["format"].get<std::string>(),
-                                        j["producer"].get<std::string>(),
-                                        j["clock"].get<std::string>()));
-  absl::StrAppend(&out, absl::StrFormat("status    %s\n", j["status_message"].get<std::string>()));
+                                        str(j["path"]), str(j["form"]), str(j["format"]),
+                                        str(j["producer"]), str(j["clock"])));
+  absl::StrAppend(&out, absl::StrFormat("status    %s\n", str(j["status_message"])));
   if (!j["process"].is_null()) {
-    absl::StrAppend(&out, absl::StrFormat("process   pid %d \"%s\"%s\n", j["process"]["pid"].get<int64_t>(),
-                                          j["process"]["cmd"].get<std::string>(),
-                                          j["process"]["host"].get<std::string>().empty()
-                                              ? ""
-                                              : " on " + j["process"]["host"].get<std::string>()));
+    const std::string host = str(j["process"]["host"]);
+    absl::StrAppend(&out, absl::StrFormat("process   pid %d \"%s\"%s\n",
+                                          j["process"]["pid"].get<int64_t>(),
+                                          str(j["process"]["cmd"]), host.empty() ? "" : " on " + host));
   }
   for (const auto& d : j["devices"]) {
     absl::StrAppend(&out, absl::StrFormat("device    %d: %s %s, %.1f GiB\n", d["device"].get<int>(),
-                                          d["name"].get<std::string>(), d["uuid"].get<std::string>(),
+                                          str(d["name"]), str(d["uuid"]),
                                           d["total_bytes"].get<double>() / (1u << 30)));
   }
   absl::StrAppend(&out, absl::StrFormat("span      %.6f s\n", j["span_ns"].get<int64_t>() / 1e9));
@@ -142,7 +143,7 @@ std::string FormatText(const nlohmann::json& j) {
   }
   absl::StrAppend(&out, absl::StrFormat("dropped   %d (trailer)", j["dropped"].get<int64_t>()));
   for (const auto& [reason, n] : j["drops_by_reason"].items()) {
-    absl::StrAppend(&out, absl::StrFormat(", %s %d", reason, n.get<int64_t>()));
+    absl::StrAppend(&out, absl::StrFormat(", %s %d", util::TerminalSafe(reason), n.get<int64_t>()));
   }
   absl::StrAppend(&out, "\n");
   if (j["skipped_records"].get<uint64_t>() > 0) {

@@ -70,6 +70,22 @@ std::vector<uint32_t> DeepestGrowingFrames(const std::vector<GrowingFrame>& fram
     if (carried < kCarried * frames[f].slope)
       named.push_back(f);
   }
+  // A framework frame names the user's code that calls it, when that code carries little else.
+  for (uint32_t& f : named) {
+    if (frames[f].user)
+      continue;
+    uint32_t lifted = f;
+    for (uint32_t g = 0; g < frames.size(); ++g) {
+      if (!considered(g) || !frames[g].user || !is_below(f, g) ||
+          frames[f].slope < kCarried * frames[g].slope)
+        continue;
+      if (lifted == f || is_below(g, lifted))
+        lifted = g;  // the deepest such user frame
+    }
+    f = lifted;
+  }
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
   // A named frame below another named one is part of that one's growth (too small a part to
   // carry it): one name per call chain.
   std::vector<uint32_t> chains;

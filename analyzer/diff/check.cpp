@@ -41,6 +41,28 @@ std::string Number(double v) {
   return absl::StrFormat("%.6g", v);
 }
 
+// Why a report gives a gate nothing to judge ("" when it does): a gate passes only on evidence,
+// so a trace that is empty, or too short for any trend test, must not pass.
+std::string Inconclusive(const Report& report) {
+  for (const RankReport& rank : report.ranks) {
+    if (rank.trace.events == 0)
+      return absl::StrCat(rank.trace.path, " has no events: an empty trace never passes a gate");
+  }
+  for (const RangeReport& range : report.ranges) {
+    if (range.trend.tested)
+      return "";
+  }
+  for (const RankReport& rank : report.ranks) {
+    for (const StateSeries& s : rank.state) {
+      if (s.trend.tested)
+        return "";
+    }
+  }
+  return absl::StrCat("no trend could be tested on ", report.iterations.count,
+                      " iterations (at least ", report.thresholds.min_iterations,
+                      " after the warm-up are needed): an untestable trace never passes a gate");
+}
+
 }  // namespace
 
 absl::StatusOr<GrowthLimit> ParseGrowthLimit(std::string_view text) {
@@ -113,7 +135,9 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
       it.unit = "%";
       it.value = range.trend.tested ? range.trend.change_pct : 0;
       it.significant = range.trend.tested && range.trend.rising;
-      it.pass = !(it.significant && it.value > *climb);
+      // A range the user named must be judged: untested, it fails rather than passes.
+      const bool named = !wanted.empty();
+      it.pass = !(it.significant && it.value > *climb) && (range.trend.tested || !named);
       untested += !range.trend.tested;
       it.detail = !range.trend.tested ? "not tested: too few iterations after the warm-up"
                   : it.pass ? absl::StrFormat("%+.1f%% (p = %.2g) is within %s%%", it.value,
@@ -200,6 +224,11 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits) {
   std::stable_sort(r.items.begin(), r.items.end(),
                    [](const CheckItem& a, const CheckItem& b) { return !a.pass && b.pass; });
   for (const CheckItem& it : r.items) r.pass &= it.pass;
+  r.inconclusive = Inconclusive(report);
+  if (!r.inconclusive.empty()) {
+    r.pass = false;
+    r.notes.push_back(absl::StrCat("inconclusive: ", r.inconclusive));
+  }
   if (report.partial)
     r.notes.push_back("a trace is cut or damaged: checked what was readable");
   for (const std::string& n : report.notes) r.notes.push_back(n);
@@ -213,7 +242,7 @@ std::string CheckToJson(const CheckResult& result, const Report& report,
   Json j;
   j["schema"] = kCheckSchema;
   j["pass"] = result.pass;
-  j["verdict"] = result.pass ? "pass" : "fail";
+  j["verdict"] = !result.inconclusive.empty() ? "inconclusive" : result.pass ? "pass" : "fail";
   Json traces = Json::array();
   for (const RankReport& r : report.ranks) traces.push_back(r.trace.path);
   j["traces"] = std::move(traces);

@@ -48,6 +48,9 @@ struct CheckItem {
 
 struct CheckResult {
   bool pass = true;
+  // Why the trace gives no evidence either way (no events, or no trend could be tested: too few
+  // iterations); empty when it does. An inconclusive gate does not pass (exit 3).
+  std::string inconclusive;
   std::vector<CheckItem> items;  // every check made, failures first
   std::vector<std::string> notes;
 };

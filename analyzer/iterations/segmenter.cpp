@@ -157,11 +157,15 @@ std::vector<IterationSpan> Boundaries::Spans() const {
   std::vector<IterationSpan> out;
   for (int64_t i = 0; i < count_; ++i) {
     IterationSpan s;
-    s.start_ns = starts_[i];
-    s.end_ns = choice_.source == IterationSource::kRange ? ends_[i] : starts_[i + 1];
     s.payload = payloads_[i];
-    if (choice_.source == IterationSource::kNone)
-      s.start_ns = s.end_ns = 0;
+    if (choice_.source == IterationSource::kNone) {
+      s.start_ns = s.end_ns = 0;  // the whole trace: its one "iteration" has no boundaries
+    } else {
+      s.start_ns = starts_[i];
+      // Marks and launches: an iteration ends where the next begins (Finish() counts one fewer
+      // iteration than starts, so starts_[i + 1] exists).
+      s.end_ns = choice_.source == IterationSource::kRange ? ends_[i] : starts_[i + 1];
+    }
     out.push_back(s);
   }
   return out;

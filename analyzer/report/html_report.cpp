@@ -399,7 +399,7 @@ std::string EscapeHtml(std::string_view text) {
 std::string HtmlPage(std::string_view title, std::string_view data_json) {
   const std::string csp = absl::StrCat(
       "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-",
-      assets::kReportJsSha256, "'");
+      assets::kReportJsSha256, "'; base-uri 'none'; form-action 'none'");  // not in default-src
   // The title may come from a trace (the program's command line); invalid UTF-8 is harmless in
   // a text node, but it is replaced here like nlohmann does for the data.
   std::string clean;

@@ -28,7 +28,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-nlohmann::ordered_json R(double v) { return JsonNumber(v); }
+nlohmann::ordered_json R(double v) {
+  return JsonNumber(v);
+}
 
 Json Arr(const Series& s) {
   Json a = Json::array();
@@ -65,6 +67,24 @@ Json Components(const std::vector<Component>& v) {
   return a;
 }
 
+Json WarmupJson(const WarmupChoice& w) {
+  return Json{{"iterations", w.iterations},
+              {"automatic", w.automatic},
+              {"wanted", w.wanted},
+              {"max_share", R(w.max_share)},
+              {"capped", w.capped},
+              {"series", w.series},
+              {"why", w.why}};
+}
+
+Json CauseJson(const Cause& c, bool with_range) {
+  Json j{{"kind", c.kind}, {"accumulator", c.accumulator}, {"verdict", c.verdict}};
+  if (with_range)
+    j["range"] = c.range;
+  j["summary"] = c.summary;
+  return j;
+}
+
 Json IterationsJson(const Iterations& it, bool spans) {
   Json j{{"source", it.source},
          {"count", it.count},
@@ -74,7 +94,8 @@ Json IterationsJson(const Iterations& it, bool spans) {
          {"period_launches", it.period_launches},
          {"prologue_events", it.prologue_events},
          {"epilogue_events", it.epilogue_events},
-         {"why", it.why}};
+         {"why", it.why},
+         {"warmup", WarmupJson(it.warmup)}};
   Json candidates = Json::array();
   for (const IterationCandidate& c : it.candidates) {
     candidates.push_back(Json{{"source", c.source},
@@ -98,18 +119,87 @@ Json IterationsJson(const Iterations& it, bool spans) {
   return j;
 }
 
+// A range across ranks (several traces only).
+Json ClimbByRankJson(const RangeByRank& b) {
+  Json ranks = Json::array();
+  for (const RankClimb& c : b.ranks) {
+    ranks.push_back(Json{{"rank", c.rank},
+                         {"index", c.index},
+                         {"role", c.role},
+                         {"present", c.present},
+                         {"climbing", c.climbing},
+                         {"first_ms", R(c.trend.first)},
+                         {"last_ms", R(c.trend.last)},
+                         {"climb_pct", R(c.trend.change_pct)},
+                         {"p_value", R(c.trend.p_value)},
+                         {"wall_ms_per_iter", R(c.wall_ms_per_iter)},
+                         {"own_ms_per_iter", R(c.own_ms_per_iter)},
+                         {"wait_ms_per_iter", R(c.wait_ms_per_iter)},
+                         {"host_ms_per_iter", R(c.host_ms_per_iter)},
+                         {"api_ms_per_iter", R(c.api_ms_per_iter)},
+                         {"sync_ms_per_iter", R(c.sync_ms_per_iter)},
+                         {"compute_ms_per_iter", R(c.compute_ms_per_iter)},
+                         {"collective_ms_per_iter", R(c.collective_ms_per_iter)},
+                         {"collectives", c.collectives},
+                         {"collectives_timed", c.collectives_timed}});
+  }
+  return Json{
+      {"pattern", b.pattern},   {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
+      {"climbing", b.climbing}, {"waiting", b.waiting},
+      {"summary", b.summary},   {"ranks", std::move(ranks)}};
+}
+
+Json StragglerJson(const Straggler& s) {
+  if (!s.found)
+    return nullptr;
+  Json waiting = Json::array();
+  for (const StragglerWait& w : s.waiting) {
+    waiting.push_back(Json{{"rank", w.rank},
+                           {"index", w.index},
+                           {"climb_pct", R(w.climb_pct)},
+                           {"wait_ms_per_iter", R(w.wait_ms_per_iter)},
+                           {"collective_ms_per_iter", R(w.collective_ms_per_iter)},
+                           {"sync_ms_per_iter", R(w.sync_ms_per_iter)},
+                           {"collectives_timed", w.collectives_timed},
+                           {"collective", w.collective},
+                           {"wait_call", w.wait_call}});
+  }
+  return Json{{"rank", s.rank},
+              {"index", s.index},
+              {"range", s.range},
+              {"climb_pct", R(s.climb_pct)},
+              {"own_ms_per_iter", R(s.own_ms_per_iter)},
+              {"where", s.where},
+              {"where_detail", s.where_detail},
+              {"accumulators", s.accumulators},
+              {"extra_growth_per_iter", R(s.extra_growth_per_iter)},
+              {"unit", s.unit},
+              {"waiting", std::move(waiting)},
+              {"wait_share", R(s.wait_share)},
+              {"summary", s.summary}};
+}
+
 Json RangeSummary(const RangeReport& r) {
-  return Json{{"name", r.name},
-              {"first_ms", R(r.trend.first)},
-              {"last_ms", R(r.trend.last)},
-              {"climb_pct", R(r.trend.change_pct)},
-              {"slope_ms_per_iter", R(r.trend.slope_per_iter)},
-              {"p_value", R(r.trend.p_value)},
-              {"climbing", r.climbing},
-              {"tested", r.trend.tested},
-              {"warmup", r.trend.warmup},
-              {"explained_by", r.explained_by},
-              {"where_time_goes", r.where_time_goes}};
+  Json j{{"name", r.name},
+         {"first_ms", R(r.trend.first)},
+         {"last_ms", R(r.trend.last)},
+         {"climb_pct", R(r.trend.change_pct)},
+         {"slope_ms_per_iter", R(r.trend.slope_per_iter)},
+         {"p_value", R(r.trend.p_value)},
+         {"climbing", r.climbing},
+         {"tested", r.trend.tested},
+         {"warmup", r.trend.warmup},
+         {"iteration_share_pct", R(r.iteration_share_pct)},
+         {"material", r.material},
+         {"steady", r.steady},
+         {"climb_start_iteration", r.climb_start_iteration},
+         {"sets_verdict", r.sets_verdict},
+         {"cause", CauseJson(r.cause, false)},
+         {"explained_by", r.explained_by},
+         {"where_time_goes", r.where_time_goes}};
+  if (!r.by_rank.pattern.empty())
+    j["climb_by_rank"] = ClimbByRankJson(r.by_rank);
+  return j;
 }
 
 Json RangeFull(const RangeReport& r) {
@@ -160,6 +250,11 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
                       {"partial_p", R(e.partial_p)},
                       {"separation", R(e.separation)},
                       {"lag", R(e.lag)},
+                      {"onset_aligned", e.onset_aligned},
+                      {"unique", e.unique},
+                      {"mechanism", e.mechanism},
+                      {"dose", e.dose},
+                      {"grounds", e.grounds},
                       {"reason", e.reason}});
   }
   Json evidence{{"summary", a.evidence},
@@ -186,9 +281,24 @@ Json AccumulatorJson(const Accumulator& a, const std::vector<int>* ranks) {
          {"unit", a.unit},
          {"p_value", R(a.p_value)},
          {"explains", a.explains},
+         {"likely_cause_of", a.likely_cause_of},
          {"score", R(a.score)}};
   if (ranks != nullptr)
     j["ranks"] = *ranks;
+  if (!a.by_rank.empty()) {
+    Json by_rank = Json::array();
+    for (const AccumulatorOnRank& on : a.by_rank) {
+      by_rank.push_back(
+          Json{{"rank", on.rank},
+               {"index", on.index},
+               {"lives", on.lives},
+               {"growth_per_iter", on.measured ? R(on.growth_per_iter) : Json(nullptr)},
+               {"bytes_per_iter", on.measured ? R(on.bytes_per_iter) : Json(nullptr)},
+               {"p_value", R(on.p_value)},
+               {"explains", on.explains}});
+    }
+    j["by_rank"] = std::move(by_rank);
+  }
   j["evidence"] = std::move(evidence);
   return j;
 }
@@ -249,6 +359,17 @@ Json RankJson(const RankReport& r) {
   j["threads"] = std::move(threads);
   j["iterations"] = IterationsJson(r.iterations, true);
   j["climbing"] = r.climbing;
+  j["cause"] = CauseJson(r.cause, true);
+  const MachineDrift& m = r.machine;
+  j["machine"] = Json{{"detected", m.detected},
+                      {"kernel_change_pct", R(m.kernel_change_pct)},
+                      {"api_change_pct", R(m.api_change_pct)},
+                      {"host_change_pct", R(m.host_change_pct)},
+                      {"kernels", m.kernels},
+                      {"apis", m.apis},
+                      {"scaling_together", m.scaling_together},
+                      {"level_shift_reverses", m.level_shift_reverses},
+                      {"summary", m.summary}};
   Json ranges = Json::array();
   for (const RangeReport& rr : r.ranges) ranges.push_back(RangeFull(rr));
   j["ranges"] = std::move(ranges);
@@ -328,11 +449,14 @@ Json RankJson(const RankReport& r) {
   j["overhead"] = Json{{"self_ms_total", R(o.self_ms_total)},
                        {"self_pct_of_wall", R(o.self_pct_of_wall)},
                        {"recorded_events", o.recorded_events},
+                       {"ns_per_event_first", R(o.ns_per_event_first)},
+                       {"ns_per_event_last", R(o.ns_per_event_last)},
                        {"dropped", o.dropped},
                        {"drops_by_reason", o.drops_by_reason},
                        {"recording_pauses", o.recording_pauses},
                        {"overhead_climbing", o.overhead_climbing},
                        {"self_ms", Arr(o.self_ms)},
+                       {"self_ns_per_event", Arr(o.self_ns_per_event)},
                        {"drops", Arr(o.drops)}};
   j["notes"] = r.notes;
   return j;
@@ -415,11 +539,14 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
     Json j;
     j["schema"] = report.schema;
     j["verdict"] = report.verdict;
+    j["cause"] = CauseJson(report.cause, true);
     j["partial"] = report.partial;
     const Thresholds& t = report.thresholds;
     j["thresholds"] = Json{{"alpha", R(t.alpha)},
                            {"min_climb_pct", R(t.min_climb_pct)},
+                           {"min_iteration_share_pct", R(t.min_iteration_share_pct)},
                            {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
+                           {"max_warmup_share", R(t.max_warmup_share)},
                            {"min_iterations", t.min_iterations},
                            {"min_share", R(t.min_share)},
                            {"min_separation", R(t.min_separation)}};
@@ -428,6 +555,8 @@ absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& opti
     for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
     j["ranges"] = std::move(ranges);
     j["accumulators"] = Accumulators(report.accumulators, &report);
+    if (report.ranks.size() > 1)
+      j["straggler"] = StragglerJson(report.straggler);
     j["notes"] = report.notes;
     if (options.per_rank) {
       Json ranks = Json::array();

@@ -101,6 +101,18 @@ struct IterationCandidate {
   std::string reason;  // why it was chosen or passed over
 };
 
+// The warm-up cut of the run: iterations at the start in which the program is still settling
+// (JIT, caches, allocator pools), excluded from every trend test (detect/warmup.h).
+struct WarmupChoice {
+  bool automatic = true;   // false when --warmup N fixed it
+  int64_t iterations = 0;  // the cut applied: iterations [0, iterations) are excluded
+  int64_t wanted = 0;      // what the detector found before the cap (= iterations when not capped)
+  double max_share = 0;    // the cap, as a share of the run (Thresholds::max_warmup_share)
+  bool capped = false;     // the detector wanted more than the cap allows; a note says so
+  std::string series;      // the series it was chosen on (the iteration's own time)
+  std::string why;         // one sentence
+};
+
 struct Iterations {
   std::string source;                // "nvtx_range" | "nvtx_mark" | "launch_period" | "none"
   std::string name;                  // range or mark name; the anchor kernel for "launch_period"
@@ -112,6 +124,7 @@ struct Iterations {
   uint64_t prologue_events = 0, epilogue_events = 0;
   std::string why;  // one sentence on how the source was chosen
   std::vector<IterationCandidate> candidates;  // the chosen first, then by preference; ≤ 12
+  WarmupChoice warmup;
 };
 
 // A component of a range's time, or one named part of it (an API, a kernel).
@@ -130,30 +143,99 @@ struct Decomposition {
   std::vector<Component> by_kernel;      // GPU time of kernels launched inside the range
 };
 
+// Graded attribution verdicts, strongest first (detect/attribution.h, report-schema.md).
+inline constexpr char kExplains[] = "explains";               // the range follows its shape
+inline constexpr char kLikelyCause[] = "likely_cause";        // linear together; other evidence
+inline constexpr char kCorrelatedOnly[] = "correlated_only";  // rises with it, not its cause
+inline constexpr char kUnrelated[] = "unrelated";             // does not move with it
+
 // How much of a range's growth one candidate explains (detect/attribution.h).
 struct Explanation {
   std::string range;
-  std::string verdict;   // "explains" | "correlated_only"
-  double share = 0;      // slope(range ~ candidate) × Δcandidate / Δrange, clamped to [0, 1]
-  double r = 0;          // correlation of range and candidate
-  double r_index = 0;    // correlation of candidate with the iteration index
-  double partial_r = 0;  // correlation of range and candidate given the index
+  std::string verdict;   // kExplains | kLikelyCause | kCorrelatedOnly | kUnrelated
+  double share = 0;      // robust slope(range ~ candidate) × Δcandidate / Δrange, in [0, 1]
+  double r = 0;          // rank (Spearman) correlation of range and candidate
+  double r_index = 0;    // rank correlation of candidate with the iteration index
+  double partial_r = 0;  // rank correlation of range and candidate given the index
   double partial_p = 1;
   double separation = 0;  // how visible the candidate's own shape would be in the range
   double lag = 0;         // iterations by which the range trails the candidate (best of 0..3)
-  std::string reason;     // one sentence
+  // Evidence beyond the statistics, used when both are straight lines in the index:
+  bool onset_aligned = false;  // the candidate's growth and the range's climb start together
+  bool unique = false;         // the only accepted candidate that rises with this range
+  std::string mechanism;       // where the range's extra time sits: "calls" (the candidate's
+                               // API family), "host" (host code between calls), "" (elsewhere)
+  bool dose = false;           // ranks with different growth rates climb in proportion
+  std::vector<std::string> grounds;  // evidence behind the verdict: "shape", "onset",
+                                     // "unique", "mechanism", "dose" (in that order)
+  std::string reason;                // one sentence
+};
+
+// Why a range (or the run) climbs (analysis/causes.h, report-schema.md "Causes").
+inline constexpr char kCauseAccumulator[] = "accumulator";  // state that grows, named by id
+inline constexpr char kCauseGpu[] = "gpu";    // kernels slower on the same launch configuration
+inline constexpr char kCauseHost[] = "host";  // host code between CUDA calls
+inline constexpr char kCauseApi[] = "api";    // time inside CUDA calls, no state growing
+inline constexpr char kCauseSync[] = "sync";  // waiting on the GPU, kernels not timed
+inline constexpr char kCauseWork[] = "work";  // more CUDA calls or launches per iteration
+inline constexpr char kCauseMachine[] = "machine";  // everything scales together, or reverses
+inline constexpr char kCauseUnknown[] = "unknown";
+
+struct Cause {
+  std::string kind;         // "" when the range does not climb; otherwise a kCause* value
+  std::string accumulator;  // accumulator id ("kind:key") when kind is "accumulator"
+  std::string verdict;      // that accumulator's verdict for the range: explains | likely_cause
+  std::string range;        // top-level cause only: the range that sets it
+  std::string summary;      // one plain sentence
+};
+
+// How a range climbs on one rank of a job (several traces only; analysis/rank_climbs.h). Growth
+// is per iteration (Theil–Sen slopes, ms/iter), so ranks with different iteration counts compare.
+struct RankClimb {
+  int rank = 0;          // job rank: the recorded one (RANK), else the trace's position
+  int index = 0;         // the trace's position on the command line
+  bool present = false;  // the rank has this range
+  Trend trend;           // the rank's own trend of the range
+  bool climbing = false;
+  double wall_ms_per_iter = 0, host_ms_per_iter = 0, api_ms_per_iter = 0, sync_ms_per_iter = 0;
+  double compute_ms_per_iter = 0;     // GPU time per iteration of the rank's other kernels
+  double collective_ms_per_iter = 0;  // GPU time per iteration of its collective (NCCL) kernels
+  bool collectives = false;           // the rank launches collective kernels
+  bool collectives_timed = false;     // ... and their GPU times were recorded
+  double wait_ms_per_iter = 0;        // the range's growth spent waiting for peers in collectives
+  double own_ms_per_iter = 0;         // the rest: growth of the rank's own work
+  std::string role;                   // "straggler" | "waits" | "climbs" | "flat" | "absent"
+};
+
+// A range across the ranks of a job.
+struct RangeByRank {
+  std::string pattern;           // "" (one trace) | "none" | "all" | "straggler" | "one" | "some"
+  int straggler = -1;            // job rank whose own work the others wait for ("straggler")
+  std::vector<int> climbing;     // job ranks where the range climbs
+  std::vector<int> waiting;      // job ranks whose growth is waiting for the straggler
+  std::string summary;           // one sentence
+  std::vector<RankClimb> ranks;  // every rank, by job rank
 };
 
 struct RangeReport {
-  std::string name;  // "domain::name" outside the default domain
-  uint32_t tid = 0;  // thread with the most instances
-  Series total_ms;   // the report's `st`: total time of the range's instances per iteration
-  Series count;      // instances per iteration
-  Trend trend;       // on total_ms
-  bool climbing = false;
+  std::string name;       // "domain::name" outside the default domain
+  uint32_t tid = 0;       // thread with the most instances
+  Series total_ms;        // the report's `st`: total time of the range's instances per iteration
+  Series count;           // instances per iteration
+  Trend trend;            // on total_ms
+  bool climbing = false;  // the trend test: p < alpha, slope > 0, change ≥ min_climb_pct
+  // Whether the climb is the program's and large enough to set the verdict:
+  double iteration_share_pct = 0;     // growth over the run as % of the iteration's first level
+  bool material = false;              // iteration_share_pct ≥ min_iteration_share_pct
+  bool steady = false;                // a sustained rise: not one step, not a shift that reverses
+  int64_t climb_start_iteration = 0;  // where the range's own growth starts (≥ the warm-up)
+  bool sets_verdict = false;          // climbing, material, steady and cause.kind is not "machine"
+  Cause cause;                        // set for every climbing range
   Decomposition decomposition;
   std::vector<std::string> explained_by;  // accumulator ids ("kind:key") with verdict explains
   std::string where_time_goes;            // when climbing: which component carries the growth
+  // Top level of a several-trace report only: how it climbs on each rank.
+  RangeByRank by_rank;
 };
 
 struct KernelRow {
@@ -199,6 +281,16 @@ struct HandleExample {
   int64_t free_iteration = -2;  // −2 = never freed
 };
 
+// An accumulator on one rank of a job (several traces only).
+struct AccumulatorOnRank {
+  int rank = 0, index = 0;  // job rank and command-line position
+  bool lives = false;       // accepted as an accumulator on this rank
+  bool measured = false;    // the rank has the candidate's series: growth_per_iter is its slope
+  double growth_per_iter = 0, bytes_per_iter = 0;
+  double p_value = 1;
+  std::vector<std::string> explains;  // this rank's ranges it explains
+};
+
 struct Accumulator {
   int rank = 0;
   std::string kind;  // device_allocations, pinned_allocations, ... (report-schema.md)
@@ -215,11 +307,14 @@ struct Accumulator {
   CallSite site;
   std::vector<std::string> apis, size_classes;  // seen in this key's survivors
   std::vector<HandleExample> examples;          // oldest post-warm-up survivors first
-  Series survivors_by_alloc_iteration;    // this key's handles live at exit, by alloc iteration
-  std::vector<Explanation> explanations;  // one per climbing range
-  std::vector<std::string> explains;      // ranges with verdict "explains"
-  double score = 0;                       // ranking key (report-schema.md)
-  std::string evidence;                   // one line for the terminal
+  Series survivors_by_alloc_iteration;       // this key's handles live at exit, by alloc iteration
+  std::vector<Explanation> explanations;     // one per climbing range
+  std::vector<std::string> explains;         // ranges with verdict "explains"
+  std::vector<std::string> likely_cause_of;  // ranges with verdict "likely_cause"
+  double score = 0;                          // ranking key (report-schema.md)
+  std::string evidence;                      // one line for the terminal
+  // Top level of a several-trace report only: where it lives, rank by rank.
+  std::vector<AccumulatorOnRank> by_rank;
 };
 
 struct LeakSite {
@@ -267,11 +362,29 @@ struct Overhead {
   double self_ms_total = 0;
   double self_pct_of_wall = 0;
   uint64_t recorded_events = 0;  // from overhead events
-  int64_t dropped = 0;           // trailer total
+  // The profiler's cost per recorded event: a program that makes more calls per iteration costs
+  // more per iteration, which is not the profiler's climb; a rising cost per event is.
+  Series self_ns_per_event;  // per iteration; carried over iterations without overhead events
+  double ns_per_event_first = 0, ns_per_event_last = 0;  // robust levels (after the warm-up)
+  int64_t dropped = 0;                                   // trailer total
   std::map<std::string, int64_t> drops_by_reason;
   Series drops;  // per iteration
   int64_t recording_pauses = 0;
-  bool overhead_climbing = false;  // the profiler's own time climbs (a warning)
+  bool overhead_climbing = false;  // the profiler's cost per event climbs (a warning)
+};
+
+// Evidence that the machine, not the program, changed speed (analysis/causes.h): every kernel's
+// GPU time per launch and every API's host time per call move together, no state grows; or the
+// iteration time shifts to a new level and comes back.
+struct MachineDrift {
+  double kernel_change_pct = 0;       // median over kernels of the change of mean GPU time per run
+  double api_change_pct = 0;          // median over APIs of the change of host time per call
+  double host_change_pct = 0;         // change of host time between calls, per iteration
+  int64_t kernels = 0, apis = 0;      // how many kernels and APIs had enough data to compare
+  bool scaling_together = false;      // kernels and APIs (those measured) all moved the same way
+  bool level_shift_reverses = false;  // the iteration time stepped away and came back
+  bool detected = false;              // the climb (or fall) of the step time is the machine's
+  std::string summary;                // one sentence
 };
 
 struct RankReport {
@@ -290,31 +403,67 @@ struct RankReport {
   Peak peak;
   Fragmentation fragmentation;
   Overhead overhead;
+  MachineDrift machine;
   std::vector<std::string> notes;  // caveats: partial trace, too few iterations, ...
-  bool climbing = false;
+  bool climbing = false;           // some range sets the verdict
+  Cause cause;  // what the rank's verdict rests on (kind "" when flat and no drift)
 };
 
 struct Thresholds {
-  double alpha = 0.01;          // Mann–Kendall significance
-  double min_climb_pct = 5;     // a range climbs when also ≥ this much first → last
-  int64_t warmup = -1;          // −1 = automatic
-  int64_t min_iterations = 8;   // fewer tested points: no trend test
-  double min_share = 0.25;      // an accumulator "explains" a range from this share up
-  double min_separation = 1.0;  // shape test decides from this separation up (attribution.h)
+  double alpha = 0.01;                 // Mann–Kendall significance
+  double min_climb_pct = 5;            // a range climbs when also ≥ this much first → last
+  double min_iteration_share_pct = 2;  // a climb is material from this share of the iteration
+  int64_t warmup = -1;                 // −1 = automatic
+  double max_warmup_share = 0.25;  // the automatic warm-up never cuts more (a note when it would)
+  int64_t min_iterations = 8;      // fewer tested points: no trend test
+  double min_share = 0.25;         // an accumulator "explains" a range from this share up
+  double min_separation = 1.0;     // shape test decides from this separation up (attribution.h)
+};
+
+// A rank the others wait for (analysis/straggler.h): its own work grows while, on the other
+// ranks, the time inside collectives grows with it.
+struct StragglerWait {
+  int rank = 0, index = 0;
+  double climb_pct = 0;               // the range's climb on this rank
+  double wait_ms_per_iter = 0;        // the range's growth spent waiting
+  double collective_ms_per_iter = 0;  // growth of its collectives' GPU time per iteration
+  double sync_ms_per_iter = 0;        // growth of its host's wait in synchronization calls
+  bool collectives_timed = false;     // its collective kernels' GPU times were recorded
+  std::string collective;             // the collective kernel whose time grows most
+  std::string wait_call;              // the CUDA call of the range whose time grows most
+};
+
+struct Straggler {
+  bool found = false;
+  int rank = -1, index = -1;
+  std::string range;           // the range it is found on (the iteration's, when it shows there)
+  double climb_pct = 0;        // the range's climb on the straggler
+  double own_ms_per_iter = 0;  // growth of the straggler's own work in the range
+  std::string where;           // where that growth sits: "host", "api", "gpu"
+  std::string where_detail;    // in words: host code between calls, a CUDA call, a kernel
+  std::vector<std::string> accumulators;  // ids that grow more on it and explain its range
+  double extra_growth_per_iter = 0;  // the first one's growth there minus the waiting ranks' mean
+  std::string unit;                  // of extra_growth_per_iter
+  std::vector<StragglerWait> waiting;
+  double wait_share = 0;  // the waiting ranks' mean wait over the straggler's own growth
+  std::string summary;    // the story in words
 };
 
 struct Report {
   std::string schema = kReportSchema;
   std::string verdict;   // "climbing" | "flat"
+  Cause cause;           // why: the cause of the range that sets the verdict, or "machine"
   bool partial = false;  // some trace was cut or damaged
   Thresholds thresholds;
   // Across ranks: with one trace these equal ranks[0]'s; see report-schema.md for the merge.
   Iterations iterations;
   std::vector<RangeReport> ranges;
   std::vector<Accumulator> accumulators;
-  std::map<std::string, std::vector<int>> accumulator_ranks;  // id → rank indexes that have it
+  std::map<std::string, std::vector<int>> accumulator_ranks;  // id → job ranks that have it
   std::vector<RankReport> ranks;
   std::vector<std::string> notes;
+  std::vector<int> job_ranks;  // by trace index: its job rank (the recorded one, else the index)
+  Straggler straggler;         // several traces only
 };
 
 }  // namespace cuclimb::analysis

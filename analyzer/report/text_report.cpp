@@ -26,6 +26,27 @@ std::string Clip(const std::string& s, size_t width) {
   return s.substr(0, width - 3) + "...";
 }
 
+// "lives on rank 1 (+2 handles/iter); not on ranks 0, 2, 3".
+std::string WhereItLives(const Accumulator& a) {
+  std::string lives, absent;
+  int lives_count = 0, absent_count = 0;
+  for (const AccumulatorOnRank& on : a.by_rank) {
+    if (on.lives) {
+      const std::string growth =
+          a.unit == "bytes" ? absl::StrCat(FormatQuantity(on.growth_per_iter, "bytes"), "/iter")
+                            : absl::StrFormat("%.3g %s/iter", on.growth_per_iter, a.unit);
+      absl::StrAppend(&lives, lives_count++ ? ", " : "", on.rank, " (",
+                      on.growth_per_iter >= 0 ? "+" : "", growth, ")");
+    } else {
+      absl::StrAppend(&absent, absent_count++ ? ", " : "", on.rank);
+    }
+  }
+  std::string out = absl::StrCat("lives on rank", lives_count == 1 ? " " : "s ", lives);
+  if (absent_count > 0)
+    absl::StrAppend(&out, "; not on rank", absent_count == 1 ? " " : "s ", absent);
+  return out;
+}
+
 void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
   if (report.ranges.empty()) {
     absl::StrAppend(out, "no NVTX range repeats in most iterations: nothing to time\n");
@@ -54,6 +75,8 @@ void RangesTable(const Report& report, const TextOptions& o, std::string* out) {
     if (r.climbing && o.details && !r.where_time_goes.empty()) {
       absl::StrAppend(out, "    ", r.where_time_goes, "\n");
     }
+    if (r.climbing && !r.by_rank.summary.empty())
+      absl::StrAppend(out, "    on the ranks: ", r.by_rank.summary, "\n");
     if (r.climbing && !r.explained_by.empty()) {
       absl::StrAppend(out, "    explained by: ");
       for (size_t i = 0; i < r.explained_by.size(); ++i)
@@ -127,15 +150,22 @@ std::string ToText(const Report& report, const TextOptions& o) {
       }
       absl::StrAppendFormat(&out, "%3d. %-19s %s\n", a.rank, a.kind, a.key);
       absl::StrAppend(&out, "     ", a.evidence, "\n");
+      if (!a.by_rank.empty())
+        absl::StrAppend(&out, "     ", WhereItLives(a), "\n");
     }
   }
+  if (report.straggler.found)
+    absl::StrAppend(&out, "\nstraggler:\n  ", report.straggler.summary, "\n");
   if (report.ranks.size() > 1) {
     absl::StrAppend(&out, "\nper rank:\n");
     for (const RankReport& r : report.ranks) {
       int climbing = 0;
       for (const RangeReport& rr : r.ranges) climbing += rr.climbing;
       absl::StrAppendFormat(
-          &out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s\n", r.index,
+          &out, "  rank %d %s: %d iterations, %d climbing ranges, %d accumulator%s%s\n",
+          r.index < static_cast<int>(report.job_ranks.size())
+              ? report.job_ranks[static_cast<size_t>(r.index)]
+              : r.index,
           r.trace.path, r.iterations.count, climbing, r.accumulators.size(),
           r.accumulators.size() == 1 ? "" : "s", r.trace.partial ? " [partial]" : "");
     }

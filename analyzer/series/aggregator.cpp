@@ -83,19 +83,19 @@ uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
     return parent;
   auto [it, inserted] = sig_child_.try_emplace(std::make_tuple(parent, o.range, o.slot),
                                                static_cast<uint32_t>(sigs_.size()));
-  if (inserted) {
-    std::vector<std::pair<uint32_t, uint32_t>> list = sigs_[parent];
-    list.emplace_back(o.range, o.slot);
-    sigs_.push_back(std::move(list));
-  }
+  if (inserted)
+    sigs_.push_back({parent, o.range, o.slot});
   return it->second;
 }
 
 void Aggregator::Open(ThreadState& t, OpenRange o) {
   if (t.open.size() >= kMaxOpenRanges) {
-    // Pops were lost (dropped events): forget the oldest open range rather than grow forever.
+    // Pops were lost (dropped events), or the program nests without end: forget the oldest open
+    // range rather than grow forever. The signatures above it keep it (re-signing all of them
+    // on every push made each push cost kMaxOpenRanges new signatures); AttributeKernel() walks
+    // no further than kMaxOpenRanges, so they do not grow longer either.
     ++a_.unmatched_pops;
-    CloseRange(t, 0, o.start, /*count=*/false);
+    t.open.erase(t.open.begin());
   }
   for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
   o.sig_after = ChildSignature(Signature(t), o);
@@ -111,7 +111,8 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     a_.last_ts = ev.ts;
   ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
-    if (ev.tid != last_record_tid_) {
+    // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
+    if (ev.tid != last_record_tid_ || last_record_ == nullptr) {
       last_record_ = &a_.threads[ev.tid];
       last_record_tid_ = ev.tid;
     }
@@ -251,13 +252,19 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
     AttributeKernel(sig, b.dense, b.name, static_cast<int64_t>(b.ns));
     return;
   }
-  for (const auto& [range, slot] : sigs_[sig]) {
+  // Outermost first, as the ranges were opened (the order parts are created in).
+  uint32_t chain[kMaxOpenRanges];
+  size_t n = 0;
+  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
+  while (n > 0) {
+    const SignatureNode& node = sigs_[chain[--n]];
     if (b.kind == BorrowKind::kApi) {
-      SlotAdd(a_.ranges[range].api_ns, slot, b.ns);
-      SlotAdd(Part(a_.range_apis, range_api_index_, range, b.dense, b.name), slot, b.ns);
+      SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
+      SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
     } else {
-      SlotAdd(a_.ranges[range].sync_ns, slot, b.ns);
-      SlotAdd(Part(a_.range_syncs, range_sync_index_, range, b.dense, b.name), slot, b.ns);
+      SlotAdd(a_.ranges[node.range].sync_ns, node.slot, b.ns);
+      SlotAdd(Part(a_.range_syncs, range_sync_index_, node.range, b.dense, b.name), node.slot,
+              b.ns);
     }
   }
 }
@@ -440,9 +447,14 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
 
 void Aggregator::AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur) {
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
-  for (const auto& [range, slot] : sigs_[sig]) {
-    SlotAdd(a_.ranges[range].gpu_ns, slot, d);
-    SlotAdd(Part(a_.range_kernels, range_kernel_index_, range, dense, kernel), slot, d);
+  // Outermost first, as the ranges were opened (the order parts are created in).
+  uint32_t chain[kMaxOpenRanges];
+  size_t n = 0;
+  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
+  while (n > 0) {
+    const SignatureNode& node = sigs_[chain[--n]];
+    SlotAdd(a_.ranges[node.range].gpu_ns, node.slot, d);
+    SlotAdd(Part(a_.range_kernels, range_kernel_index_, node.range, dense, kernel), node.slot, d);
   }
 }
 
@@ -525,7 +537,8 @@ void Aggregator::OnIdentity(const Event& ev) {
       break;
     case EventType::kMapping:
       a_.mappings.push_back({ev.text, ev.addr, ev.size, ev.aux});
-      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux);
+      symbolizer_->AddMapping(std::string(reader_->Str(ev.text)), ev.addr, ev.size, ev.aux,
+                              std::string(reader_->Str(ev.name)));
       break;
     default:
       break;

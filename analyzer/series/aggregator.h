@@ -176,7 +176,13 @@ class Aggregator {
 
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
   absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sigs_;  // (range, slot) lists
+  // Signatures form a tree: a signature is its parent's (range, slot) list plus one pair, so
+  // each costs 12 bytes however deep the nesting (a copied list cost up to 256 pairs per push:
+  // 2.6 GB for 5 000 ranges never popped, issue #14). Walks stop after kMaxOpenRanges nodes.
+  struct SignatureNode {
+    uint32_t parent = 0, range = 0, slot = 0;
+  };
+  std::vector<SignatureNode> sigs_;  // [0]: no open range
   absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sig_child_;
 
   std::vector<PendingLaunch> launches_;  // kLaunchWindow entries

@@ -94,8 +94,11 @@ Series Folder::Gauge(const GaugeSeries& g) const {
       out[i] = last;
     }
   }
-  for (size_t i = 0; i < first_sample && i < out.size() && !have_prologue; ++i) {
-    out[i] = out[first_sample];
+  // Back-fill from the first sample taken in an iteration. A gauge sampled only after the last
+  // iteration (the epilogue) has no such sample and stays 0 ("not sampled"), like a gauge that
+  // was never sampled at all.
+  if (!have_prologue && first_sample < out.size()) {
+    for (size_t i = 0; i < first_sample; ++i) out[i] = out[first_sample];
   }
   return out;
 }

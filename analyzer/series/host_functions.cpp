@@ -4,42 +4,30 @@
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
-
 namespace cuclimb::analysis {
 
-FrameRank RankFrame(const Symbolizer::Frame& frame) {
-  if (!frame.symbolized)
+FrameRank RankFrame(const Frame& frame) {
+  if (!frame.symbolized || frame.frame_class == FrameClass::kUnknown)
     return FrameRank::kUnsymbolized;
-  if (Symbolizer::IsRuntimeFrame(frame))
-    return FrameRank::kSystem;
-  // The C and C++ runtimes, the dynamic loader, CPython's own C code and the CUDA math and
-  // communication libraries: where time is spent, never what to change.
-  static constexpr absl::string_view kSystemModules[] = {
-      "libc.so",    "libc-",    "libstdc++", "libgcc_s", "libm.so",     "libm-",
-      "libpthread", "libdl.so", "librt.so",  "ld-linux", "libpython",   "python",
-      "libcublas",  "libcudnn", "libnccl",   "libcufft", "libcusparse", "libcurand"};
-  for (absl::string_view m : kSystemModules) {
-    if (absl::StartsWith(frame.module, m))
+  switch (frame.frame_class) {
+    case FrameClass::kUser:
+    case FrameClass::kFramework:
+      return FrameRank::kActionable;
+    default:
       return FrameRank::kSystem;
   }
-  return FrameRank::kActionable;
 }
 
-uint32_t HostFunctionCollector::FunctionOf(uint64_t word, Symbolizer& symbolizer,
-                                           const trace::StringTable& strings) {
-  auto [it, inserted] = by_frame_.try_emplace(word, 0);
-  if (!inserted)
-    return it->second;
-  const Symbolizer::Frame f = symbolizer.Resolve(word, strings);
-  auto [fit, fnew] = by_name_.try_emplace(f.function, static_cast<uint32_t>(out_->names.size()));
-  if (fnew) {
-    out_->names.push_back(f.function);
-    out_->ranks.push_back(RankFrame(f));
+uint32_t HostFunctionCollector::FunctionOf(const Frame& frame) {
+  std::string name = frame.python ? FrameLabel(frame) : frame.function;
+  auto [it, inserted] = by_name_.try_emplace(name, static_cast<uint32_t>(out_->names.size()));
+  if (inserted) {
+    out_->names.push_back(std::move(name));
+    out_->ranks.push_back(RankFrame(frame));
+    out_->user.push_back(frame.frame_class == FrameClass::kUser);
     out_->inclusive.emplace_back();
   }
-  it->second = fit->second;
-  return fit->second;
+  return it->second;
 }
 
 void HostFunctionCollector::Observe(uint32_t stack_id, absl::Span<const uint64_t> frames,
@@ -51,10 +39,12 @@ void HostFunctionCollector::Observe(uint32_t stack_id, absl::Span<const uint64_t
     HostFunctions::Stack s;
     s.stack_id = stack_id;
     for (uint64_t word : frames) {
-      const uint32_t fn = FunctionOf(word, symbolizer, strings);
-      // Recursion (and several addresses in one function) count once per sample.
-      if (std::find(s.functions.begin(), s.functions.end(), fn) == s.functions.end())
-        s.functions.push_back(fn);
+      for (const Frame& frame : symbolizer.ResolveAll(word, strings)) {  // inlined ones too
+        const uint32_t fn = FunctionOf(frame);
+        // Recursion (and several addresses in one function) count once per sample.
+        if (std::find(s.functions.begin(), s.functions.end(), fn) == s.functions.end())
+          s.functions.push_back(fn);
+      }
     }
     out_->stacks.push_back(std::move(s));
   }

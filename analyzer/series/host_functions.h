@@ -20,21 +20,22 @@
 
 namespace cuclimb::analysis {
 
-// How much a frame tells a user, best last.
+// How much a frame tells a user, best last (from its symbols/frame_classes.txt class).
 enum class FrameRank : uint8_t {
-  kUnsymbolized = 0,  // "module+0x1234"
-  kSystem = 1,        // symbolized, in the C/C++ runtime, the interpreter, CUDA or cuclimb
-  kActionable = 2,    // symbolized, anything else: the program, its framework, Python frames
+  kUnsymbolized = 0,  // "module+0x1234", or an address in no module
+  kSystem = 1,        // symbolized, in CUDA, the C/C++ runtime, the loader or the interpreter
+  kActionable = 2,    // symbolized, the program's own code or its framework's (Python included)
 };
 
-// Python frames are recorded as string frames "py:<function>@<file>:<line>": symbolized, and
-// ranked like the program's own. TODO(#11): take the classes from the symbolizer's table of frame
-// classes once it has one.
-FrameRank RankFrame(const Symbolizer::Frame& frame);
+FrameRank RankFrame(const Frame& frame);
 
 struct HostFunctions {
+  // A native function by its demangled name; a Python frame by its label, line included
+  // ("<lambda> (train.py:104)"): the line is what a user changes, and a Python function's lines
+  // are different calls.
   std::vector<std::string> names;
   std::vector<FrameRank> ranks;
+  std::vector<bool> user;  // FrameClass::kUser: the program's own code
   // Samples per slot of each function (counts: a dense vector per function, 4 bytes a slot).
   std::vector<std::vector<uint32_t>> inclusive;
   // Each distinct sampled stack: its stack id, its distinct functions innermost first, samples.
@@ -55,12 +56,10 @@ class HostFunctionCollector {
                Symbolizer& symbolizer, const trace::StringTable& strings);
 
  private:
-  uint32_t FunctionOf(uint64_t frame_word, Symbolizer& symbolizer,
-                      const trace::StringTable& strings);
+  uint32_t FunctionOf(const Frame& frame);
 
   HostFunctions* out_;
   absl::flat_hash_map<uint32_t, uint32_t> stack_index_;  // stack id → out_->stacks
-  absl::flat_hash_map<uint64_t, uint32_t> by_frame_;     // frame word → function
   absl::flat_hash_map<std::string, uint32_t> by_name_;   // function name → function
 };
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "interposer/format/trace_format.h"
 #include "symbols/demangle.h"
@@ -19,10 +19,16 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(std::vector<std::string> search_dirs)
-    : search_dirs_(std::move(search_dirs)) {}
+Symbolizer::Symbolizer(std::vector<std::string> search_dirs, FrameClassifier classifier,
+                       std::string debug_root)
+    : search_dirs_(std::move(search_dirs)),
+      classifier_(std::move(classifier)),
+      debug_root_(std::move(debug_root)) {}
 
-void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset) {
+Symbolizer::~Symbolizer() = default;
+
+void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint64_t file_offset,
+                            std::string build_id) {
   if (size == 0)
     return;
   auto [it, inserted] = file_index_.try_emplace(path, static_cast<uint32_t>(files_.size()));
@@ -30,6 +36,7 @@ void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint
     File f;
     f.base_name = BaseName(path);
     f.path = std::move(path);
+    f.build_id = std::move(build_id);
     files_.push_back(std::move(f));
   }
   mappings_.push_back({base, size, file_offset, it->second});
@@ -37,35 +44,33 @@ void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint
   cache_.clear();  // a new mapping may cover addresses resolved before
 }
 
-const ElfSymbols* Symbolizer::SymbolsOf(File& file) {
+ModuleSymbols* Symbolizer::SymbolsOf(File& file) {
   if (!file.tried) {
     file.tried = true;
-    for (const std::string& dir : search_dirs_) {
-      auto s = ElfSymbols::Load(dir + "/" + file.base_name);
-      if (s.ok()) {
-        file.symbols = std::move(*s);
-        break;
-      }
-    }
-    if (!file.symbols) {
-      auto s = ElfSymbols::Load(file.path);
+    file.located = LocateModuleFiles(file.path, file.build_id, search_dirs_, debug_root_);
+    if (file.located.elf.empty()) {
+      file.problem = file.located.problem;
+    } else {
+      auto s = ModuleSymbols::Open(file.located.elf, file.located.debug);
       if (s.ok())
         file.symbols = std::move(*s);
+      else
+        file.problem = "unreadable";
     }
   }
   return file.symbols.get();
 }
 
-Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& strings) {
-  if (format::IsStringFrame(word)) {
-    Frame f;
-    f.function = Demangle(strings.Get(static_cast<uint32_t>(format::FrameValue(word))));
+Frame Symbolizer::ResolveString(std::string_view text) const {
+  Frame f;
+  if (!ParsePythonFrame(text, &f)) {
+    f.function = Demangle(text);
     f.symbolized = true;
-    return f;
   }
-  if (auto it = cache_.find(word); it != cache_.end())
-    return it->second;
-  const uint64_t pc = format::FrameValue(word);
+  return f;
+}
+
+std::vector<Frame> Symbolizer::ResolvePc(uint64_t pc) {
   Frame f;
   if (!sorted_) {
     std::sort(mappings_.begin(), mappings_.end(),
@@ -74,7 +79,7 @@ Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& s
   }
   auto it = std::upper_bound(mappings_.begin(), mappings_.end(), pc,
                              [](uint64_t v, const Mapping& m) { return v < m.base; });
-  const Mapping* m = nullptr;
+  Mapping* m = nullptr;
   if (it != mappings_.begin()) {
     --it;
     if (pc < it->base + it->size)
@@ -82,106 +87,157 @@ Symbolizer::Frame Symbolizer::Resolve(uint64_t word, const trace::StringTable& s
   }
   if (m == nullptr) {
     f.function = absl::StrFormat("0x%x", pc);
-  } else {
-    File& file = files_[m->file];
-    f.module = file.base_name;
-    const uint64_t file_off = pc - m->base + m->offset;
-    f.function = absl::StrFormat("%s+0x%x", file.base_name, file_off);
-    if (const ElfSymbols* syms = SymbolsOf(file)) {
-      uint64_t vaddr = 0, off = 0;
-      std::string_view name;
-      if (syms->FileOffsetToVaddr(file_off - (file_off > 0 ? 1 : 0), &vaddr) &&
-          syms->Lookup(vaddr, &name, &off)) {
-        f.function = Demangle(name);
-        f.symbolized = true;
-      }
+    f.missing = "in no recorded module";
+    return {f};
+  }
+  File& file = files_[m->file];
+  f.module = file.base_name;
+  f.module_path = file.path;
+  const uint64_t file_off = pc - m->base + m->offset;
+  f.function = absl::StrFormat("%s+0x%x", file.base_name, file_off);
+  ModuleSymbols* syms = SymbolsOf(file);
+  if (syms == nullptr) {
+    f.missing = file.problem;
+    return {f};
+  }
+  if (!m->delta_known) {
+    m->delta_known = true;
+    m->delta_ok = syms->SegmentDelta(m->offset, &m->delta);
+    if (!m->delta_ok && syms->IsLowestLoadAddress(m->offset)) {
+      // Older recorders wrote a non-PIE executable's lowest load address where the file offset
+      // belongs, with base the load bias: link-time address = pc − base.
+      m->delta = -static_cast<int64_t>(m->offset);
+      m->delta_ok = true;
     }
   }
-  cache_.emplace(word, f);
-  return f;
+  if (!m->delta_ok) {
+    f.missing = "offset outside the file's segments";
+    return {f};
+  }
+  // A return address: the call is the instruction before it.
+  const uint64_t vaddr = file_off - (file_off > 0 ? 1 : 0) + static_cast<uint64_t>(m->delta);
+  std::vector<Frame> frames = syms->Symbolize(vaddr);
+  if (frames.empty()) {
+    f.missing = file.located.elf_ids.has_symtab || file.located.debug_ids.has_symtab ? "no symbol"
+                                                                                     : "stripped";
+    return {f};
+  }
+  for (Frame& x : frames) {
+    x.module = f.module;
+    x.module_path = f.module_path;
+  }
+  return frames;
+}
+
+const std::vector<Frame>& Symbolizer::ResolveAll(uint64_t word, const trace::StringTable& strings) {
+  if (auto it = cache_.find(word); it != cache_.end())
+    return it->second;
+  std::vector<Frame> frames = format::IsStringFrame(word)
+                                  ? std::vector<Frame>{ResolveString(strings.Get(
+                                        static_cast<uint32_t>(format::FrameValue(word))))}
+                                  : ResolvePc(format::FrameValue(word));
+  for (Frame& f : frames) f.frame_class = classifier_.Classify(f);
+  return cache_.emplace(word, std::move(frames)).first->second;
 }
 
 std::vector<std::string> Symbolizer::Frames(absl::Span<const uint64_t> stack,
                                             const trace::StringTable& strings, size_t max_frames) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < stack.size() && i < max_frames; ++i) {
-    out.push_back(Resolve(stack[i], strings).function);
-  }
-  return out;
-}
-
-bool Symbolizer::IsRuntimeFrame(const Frame& f) {
-  static constexpr absl::string_view kModules[] = {
-      "libcuda.", "libcudart", "libcupti", "libcuclimb", "libnvidia", "libnvToolsExt", "libnvrtc"};
-  for (absl::string_view m : kModules) {
-    if (absl::StartsWith(f.module, m))
-      return true;
-  }
-  const std::string& fn = f.function;
-  if (absl::StartsWith(fn, "cuclimb") || absl::StartsWith(fn, "nvtx") ||
-      absl::StartsWith(fn, "cudaGetDriverEntryPoint")) {
-    return true;
-  }
-  // Driver and runtime API entry points: cuMemAlloc..., cudaMalloc..., with a capital after.
-  if (fn.size() > 3 && fn[0] == 'c' && fn[1] == 'u') {
-    const size_t k = (fn.size() > 5 && fn.compare(0, 4, "cuda") == 0) ? 4 : 2;
-    if (fn[k] >= 'A' && fn[k] <= 'Z')
-      return true;
-  }
-  return false;
-}
-
-std::string ShortFunctionName(const std::string& fn) {
-  std::string s = fn;
-  // Drop a trailing parameter list "(...)" (and cv-qualifiers after it).
-  for (std::string_view q : {" const", " volatile", " &&", " &"}) {
-    if (s.size() > q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0)
-      s.resize(s.size() - q.size());
-  }
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')')
-        ++depth;
-      if (s[i] == '(' && --depth == 0) {
-        if (i > 0)
-          s.resize(i);
-        break;
-      }
+  for (uint64_t word : stack) {
+    for (const Frame& f : ResolveAll(word, strings)) {
+      if (out.size() == max_frames)
+        return out;
+      out.push_back(FormatFrame(f));
     }
   }
-  // Keep the last two "::" components, ignoring separators inside <...>.
-  std::vector<size_t> seps;
-  int angle = 0;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == '<')
-      ++angle;
-    if (s[i] == '>' && angle > 0)
-      --angle;
-    if (angle == 0 && s[i] == ':' && s[i + 1] == ':')
-      seps.push_back(i);
-  }
-  if (seps.size() >= 2)
-    s = s.substr(seps[seps.size() - 2] + 2);
-  return s;
+  return out;
 }
 
 std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack,
                                   const trace::StringTable& strings) {
   if (stack.empty())
     return "";
-  std::vector<std::string> parts;
-  for (uint64_t w : stack) {
-    const Frame f = Resolve(w, strings);
-    if (IsRuntimeFrame(f))
-      continue;
-    parts.push_back(ShortFunctionName(f.function));
-    if (parts.size() == 2)
+  // The first user frame and its nearest user caller; failing that, the first two frames
+  // outside CUDA (an allocator's own frames are better than none).
+  // Copies: resolving later words may rehash the cache.
+  std::vector<Frame> user, outside_cuda;
+  for (uint64_t word : stack) {
+    for (const Frame& f : ResolveAll(word, strings)) {
+      if (f.frame_class == FrameClass::kUser && user.size() < 2)
+        user.push_back(f);
+      if (f.frame_class != FrameClass::kCuda && f.frame_class != FrameClass::kUnknown &&
+          outside_cuda.size() < 2) {
+        outside_cuda.push_back(f);
+      }
+    }
+    if (user.size() == 2)
       break;
   }
-  if (parts.empty())
-    return ShortFunctionName(Resolve(stack[0], strings).function);
-  return parts.size() == 1 ? parts[0] : parts[0] + " <- " + parts[1];
+  const std::vector<Frame>& pick = !user.empty() ? user : outside_cuda;
+  if (pick.empty())
+    return FrameLabel(Resolve(stack[0], strings));
+  std::string label = FrameLabel(pick[0]);
+  NoteLabelFrame(pick[0]);
+  if (pick.size() > 1) {
+    absl::StrAppend(&label, " <- ", FrameLabel(pick[1]));
+    NoteLabelFrame(pick[1]);
+  }
+  return label;
+}
+
+void Symbolizer::NoteLabelFrame(const Frame& f) {
+  if (f.python || f.module_path.empty())
+    return;
+  auto it = file_index_.find(f.module_path);
+  if (it == file_index_.end())
+    return;
+  File& file = files_[it->second];
+  if (!f.symbolized)
+    file.noted_unnamed = true;
+  else if (f.line == 0)
+    file.noted_no_lines = true;
+}
+
+std::vector<std::string> Symbolizer::Notes() const {
+  std::vector<std::string> notes;
+  for (const File& file : files_) {
+    const std::string id =
+        file.build_id.empty() ? "" : absl::StrCat(" (build id ", file.build_id, ")");
+    const std::string by_id =
+        file.build_id.size() > 2
+            ? absl::StrCat(", or its debug file as DIR/.build-id/", file.build_id.substr(0, 2), "/",
+                           file.build_id.substr(2), ".debug")
+            : "";
+    if (file.noted_unnamed) {
+      std::string why;
+      if (file.problem == "file missing") {
+        why = absl::StrCat(file.path, id, " is not on this machine: copy it into a directory DIR",
+                           by_id, ", and pass --symbols DIR");
+      } else if (file.problem == "different build") {
+        why = absl::StrCat("the file at ", file.path, " is another build than the recorded one", id,
+                           ": put the recorded build in a directory DIR", by_id,
+                           ", and pass --symbols DIR");
+      } else if (file.problem == "unreadable") {
+        why = absl::StrCat(file.located.elf, " is not a readable ELF file");
+      } else {
+        why = absl::StrCat(file.located.elf,
+                           " has no symbol for them (stripped): install its debug package "
+                           "(-dbg or -dbgsym) or pass --symbols DIR with its debug file",
+                           by_id);
+      }
+      notes.push_back(
+          absl::StrCat("call sites in ", file.base_name, " are shown as module+offset: ", why));
+    }
+    if (file.noted_no_lines && file.symbols != nullptr) {
+      notes.push_back(absl::StrCat(
+          "call sites in ", file.base_name, " have no file:line: ", file.located.elf,
+          file.located.debug.empty() ? "" : absl::StrCat(" and ", file.located.debug),
+          " carry no DWARF line information for them; rebuild with -g, install the debug package "
+          "(-dbg or -dbgsym) or pass --symbols DIR with its debug file",
+          by_id));
+    }
+  }
+  return notes;
 }
 
 }  // namespace cuclimb::analysis

@@ -49,6 +49,23 @@ bool GetInteger(const json& v, uint64_t* out) {
   return false;
 }
 
+// A JSON integer that a field of this coding can hold without wrapping: signed codings take
+// int64 (the writer prints them signed), unsigned ones take 0 … 2^64−1 (printed unsigned; dur
+// is an unsigned field over a signed slot, so it round-trips as unsigned).
+bool GetFieldInteger(const json& v, Coding coding, uint64_t* out) {
+  const bool is_signed =
+      coding == Coding::kTime || coding == Coding::kSInt || coding == Coding::kDevice;
+  if (v.is_number_unsigned()) {
+    *out = v.get<uint64_t>();
+    return !is_signed || *out <= static_cast<uint64_t>(INT64_MAX);
+  }
+  if (v.is_number_integer()) {
+    *out = static_cast<uint64_t>(v.get<int64_t>());
+    return is_signed;
+  }
+  return false;
+}
+
 }  // namespace
 
 JsonLinesReader::JsonLinesReader(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {
@@ -182,13 +199,17 @@ bool JsonLinesReader::Next(Event* ev) {
     }
     const format::EventSpec& spec = format::kEventSchema[type];
     *ev = format::MakeEvent(static_cast<EventType>(type));
-    bool has_ts = false;
+    uint64_t present = 0;  // bit i: spec.fields[i] was given
+    static_assert(sizeof(present) * 8 >= 32, "a schema has at most 32 fields");
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string& key = it.key();
       if (key == "ev") continue;
       const FieldSpec* f = nullptr;
       for (uint8_t i = 0; i < spec.field_count; ++i) {
-        if (key == spec.fields[i].json) f = &spec.fields[i];
+        if (key == spec.fields[i].json) {
+          f = &spec.fields[i];
+          present |= uint64_t{1} << i;
+        }
       }
       if (f == nullptr) {
         return Fail(StopReason::kCorrupt,
@@ -200,24 +221,28 @@ bool JsonLinesReader::Next(Event* ev) {
                                                        "' must be ", expected));
       };
       uint64_t v = 0;
+      // The slot must hold the value as given: "tid": 4294967297 must not become thread 1.
+      auto set = [&](uint64_t value) {
+        format::SetSlot(ev, f->slot, value);
+        return format::GetSlot(*ev, f->slot) == value;
+      };
       switch (f->coding) {
         case Coding::kTime:
-          has_ts = true;
-          [[fallthrough]];
         case Coding::kUInt:
         case Coding::kSInt:
         case Coding::kDelta:
         case Coding::kDevice:
-          if (!GetInteger(val, &v)) return bad("an integer");
-          format::SetSlot(ev, f->slot, v);
+          if (!val.is_number_integer()) return bad("an integer");
+          if (!GetFieldInteger(val, f->coding, &v) || !set(v))
+            return bad("an integer in range");
           break;
         case Coding::kHex:
           if (val.is_string()) {
             if (!ParseHexString(val.get<std::string>(), &v)) return bad("a \"0x...\" hex string");
-          } else if (!GetInteger(val, &v)) {
+          } else if (!GetFieldInteger(val, f->coding, &v)) {
             return bad("a \"0x...\" hex string");
           }
-          format::SetSlot(ev, f->slot, v);
+          if (!set(v)) return bad("a value in range");
           break;
         case Coding::kString:
           if (!val.is_string()) return bad("a string");
@@ -231,9 +256,11 @@ bool JsonLinesReader::Next(Event* ev) {
           for (const json& fr : val) {
             if (!fr.is_string()) return bad("a list of frame strings");
             const std::string s = fr.get<std::string>();
+            // A frame word holds a return address of 63 bits (the lowest tags string frames):
+            // larger "0x..." text stays text rather than losing its top bit.
             uint64_t pc = 0;
-            frames.push_back(ParseHexString(s, &pc) ? format::PcFrame(pc)
-                                                    : format::StringFrame(strings_.Intern(s)));
+            const bool is_pc = ParseHexString(s, &pc) && pc < (uint64_t{1} << 63);
+            frames.push_back(is_pc ? format::PcFrame(pc) : format::StringFrame(strings_.Intern(s)));
           }
           format::SetSlot(ev, f->slot, stacks_.Intern(frames));
           break;
@@ -257,14 +284,23 @@ bool JsonLinesReader::Next(Event* ev) {
           if (!val.is_array() || val.size() != 3) return bad("[x, y, z]");
           uint32_t* d = format::DimsOf(ev, f->slot);
           for (int k = 0; k < 3; ++k) {
-            if (!GetInteger(val[k], &v)) return bad("[x, y, z]");
-            d[k] = static_cast<uint32_t>(v);
+            if (!val[k].is_number_unsigned() || val[k].get<uint64_t>() > UINT32_MAX)
+              return bad("[x, y, z] of integers from 0 to 4294967295");
+            d[k] = static_cast<uint32_t>(val[k].get<uint64_t>());
           }
           break;
         }
       }
     }
-    if (!has_ts) return Fail(StopReason::kCorrupt, "no \"ts\"");
+    // Required fields (FieldSpec::always; "ts" first): a push without "name" is not a range.
+    for (uint8_t i = 0; i < spec.field_count; ++i) {
+      if (spec.fields[i].always && (present & (uint64_t{1} << i)) == 0) {
+        return Fail(StopReason::kCorrupt,
+                    i == 0 ? std::string("no \"ts\"")
+                           : absl::StrCat("'", type_name, "' without its required field '",
+                                          spec.fields[i].json, "'"));
+      }
+    }
     if (ev->type == EventType::kTrailer) {
       trailer_ = *ev;
       if (ev->size != status_.events) {

@@ -3,6 +3,7 @@
 #include "util/args.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -39,6 +40,12 @@ absl::StatusOr<double> ParsedArgs::GetDouble(const std::string& name, double fal
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
   if (ec != std::errc() || ptr != v.data() + v.size()) {
     return absl::InvalidArgumentError(absl::StrCat("--", name, ": '", v, "' is not a number"));
+  }
+  // Every numeric option is a threshold or a tolerance: NaN compares false with everything, so
+  // "--max-climb nan" would pass any climb, and infinity is no limit at all.
+  if (!std::isfinite(d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, ": '", v, "' is not a finite number"));
   }
   return d;
 }

@@ -23,6 +23,21 @@ bool FileSink::Open(const char* path) noexcept {
                               : "");
     return false;
   }
+  // A program started with stdin, stdout or stderr closed would get the trace as that
+  // descriptor, and its own output (and our warnings) would be written into the trace: move it
+  // to 3 or above, still close-on-exec.
+  if (fd_ <= STDERR_FILENO) {
+    const int high = ::fcntl(fd_, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    const int err = errno;
+    ::close(fd_);
+    fd_ = high;
+    if (fd_ < 0) {
+      ::unlink(path);
+      LogWarning("cannot move trace file %s above descriptor 2: %s; the program runs untraced",
+                 path, std::strerror(err));
+      return false;
+    }
+  }
   return true;
 }
 

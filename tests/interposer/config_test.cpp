@@ -81,6 +81,31 @@ TEST(ConfigTest, EveryOptionParses) {
   EXPECT_TRUE(c.quiet);
 }
 
+TEST(ConfigTest, StacksCombinePythonWithANativeWalker) {
+  struct Case {
+    const char* value;
+    StackMode native;
+    bool python;
+  };
+  for (const Case& c :
+       {Case{"off", StackMode::kOff, false}, Case{"fp", StackMode::kFramePointer, false},
+        Case{"unwind", StackMode::kUnwind, false}, Case{"python", StackMode::kFramePointer, true},
+        Case{"python,fp", StackMode::kFramePointer, true},
+        Case{"python,unwind", StackMode::kUnwind, true},
+        Case{"unwind,python", StackMode::kUnwind, true}}) {
+    Config config;
+    char error[256] = {};
+    ASSERT_TRUE(ApplyOption(&config, OptionKey::kStacks, c.value, error, sizeof(error))) << c.value;
+    EXPECT_EQ(config.stacks, c.native) << c.value;
+    EXPECT_EQ(config.python_stacks, c.python) << c.value;
+  }
+  Config config;
+  char error[256] = {};
+  EXPECT_FALSE(ApplyOption(&config, OptionKey::kStacks, "python,off", error, sizeof(error)));
+  EXPECT_NE(std::string(error).find("python,unwind"), std::string::npos) << error;
+  EXPECT_FALSE(config.python_stacks);
+}
+
 TEST(ConfigTest, BadValuesWarnNameTheVariableAndKeepTheDefault) {
   const std::vector<std::pair<const char*, const char*>> bad = {
       {"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_KERNEL_EVERY", "0"},
@@ -135,6 +160,82 @@ TEST(ConfigTest, RankFromTheUsualLaunchers) {
   EXPECT_STREQ(RankFromEnv(FakeGetenv), "9");
   env.clear();
   EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+}
+
+TEST(ConfigTest, RankPrecedenceGlobalBeforeLocal) {
+  std::map<std::string, std::string> env;
+  g_env = &env;
+  // torchrun sets RANK and LOCAL_RANK: the global one.
+  env = {{"LOCAL_RANK", "1"}, {"RANK", "9"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "9");
+  // An mpirun script exporting LOCAL_RANK for device selection: still the MPI rank.
+  env = {{"LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_RANK", "13"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "13");
+  // mpirun inside a Slurm allocation: the MPI rank, not the launch step's task id.
+  env = {{"SLURM_PROCID", "0"}, {"PMI_RANK", "6"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "6");
+  env = {{"SLURM_PROCID", "3"}, {"PMIX_RANK", "4"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "4");
+  env = {{"MV2_COMM_WORLD_RANK", "8"}, {"SLURM_PROCID", "2"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "8");
+  env = {{"SLURM_PROCID", "2"}, {"LOCAL_RANK", "0"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "2");
+  env = {{"LOCAL_RANK", "3"}};
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "3");
+}
+
+TEST(ConfigTest, ARankThatIsNotANumberIsSkipped) {
+  std::map<std::string, std::string> env = {{"RANK", "worker-a"}, {"SLURM_PROCID", "4"}};
+  g_env = &env;
+  EXPECT_STREQ(RankFromEnv(FakeGetenv), "4");
+  env = {{"RANK", ""}, {"LOCAL_RANK", "-1"}};
+  EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+  env = {{"RANK", "12345678901234567890"}};  // would wrap: not a rank
+  EXPECT_EQ(RankFromEnv(FakeGetenv), nullptr);
+}
+
+TEST(ConfigTest, QuietSilencesTheOtherOptionsWarnings) {
+  std::vector<std::string> warnings;
+  const Config c =
+      Load({{"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_LOG", "quiet"}, {"CUCLIMB_RING_KIB", "x"}},
+           &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.kernels, KernelMode::kSampled);  // the bad value still keeps the default
+  // An invalid CUCLIMB_LOG is not quiet: it is reported like any other.
+  Load({{"CUCLIMB_KERNELS", "sometimes"}, {"CUCLIMB_LOG", "silent"}}, &warnings);
+  EXPECT_EQ(warnings.size(), 2u);
+}
+
+TEST(ConfigTest, QuietFromTheEnvironment) {
+  std::map<std::string, std::string> env = {{"CUCLIMB_LOG", "quiet"}};
+  g_env = &env;
+  EXPECT_TRUE(QuietFromEnv(FakeGetenv));
+  env["CUCLIMB_LOG"] = "warn";
+  EXPECT_FALSE(QuietFromEnv(FakeGetenv));
+  env.clear();
+  EXPECT_FALSE(QuietFromEnv(FakeGetenv));
+}
+
+std::string WithoutCuclimb(const char* preload) {
+  char out[256];
+  EXPECT_TRUE(PreloadWithoutCuclimb(preload, out, sizeof(out))) << preload;
+  return out;
+}
+
+TEST(ConfigTest, FollowChildrenOffRemovesOnlyOurPreload) {
+  EXPECT_EQ(WithoutCuclimb("/opt/cuclimb/libexec/cuclimb/libcuclimb.so"), "");
+  EXPECT_EQ(WithoutCuclimb("libjemalloc.so.2 /opt/x/libcuclimb.so"), "libjemalloc.so.2");
+  EXPECT_EQ(WithoutCuclimb("/a/libcuclimb.so:/usr/lib/libtcmalloc.so:libfoo.so"),
+            "/usr/lib/libtcmalloc.so:libfoo.so");
+  EXPECT_EQ(WithoutCuclimb("liba.so  libcuclimb.so  libb.so "), "liba.so libb.so");
+  // A directory named like us is not us; a sanitized build of us is.
+  EXPECT_EQ(WithoutCuclimb("/opt/libcuclimb-tools/libfoo.so"), "/opt/libcuclimb-tools/libfoo.so");
+  EXPECT_EQ(WithoutCuclimb("libasan.so.8 /b/libcuclimb-asan.so"), "libasan.so.8");
+  EXPECT_EQ(WithoutCuclimb(""), "");
+  char tiny[8];
+  EXPECT_FALSE(PreloadWithoutCuclimb("/usr/lib/libtcmalloc.so", tiny, sizeof(tiny)));
+  EXPECT_STREQ(tiny, "");
 }
 
 TEST(ConfigTest, IterationNames) {

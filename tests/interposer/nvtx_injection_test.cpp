@@ -2,7 +2,9 @@
 // libcuclimb.so as the NVTX injection of a program that never touches a GPU (nvtx_program.cpp,
 // built with the real NVTX headers): what is recorded, and how the trace survives every way the
 // program can end. Runs on CI machines without a driver.
+#include <cstdio>
 #include <cstdlib>
+#include <ostream>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -39,7 +41,8 @@ class NvtxInjection : public ::testing::Test {
   }
 
   RunResult RunMode(const std::string& mode,
-                    std::vector<std::pair<std::string, std::string>> extra = {}) {
+                    std::vector<std::pair<std::string, std::string>> extra = {},
+                    const std::vector<int>& closed = {}) {
     const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND");
     std::vector<std::pair<std::string, std::string>> env = {
         {"CUCLIMB_TEST_NVTX_SECOND", second != nullptr ? second : ""},
@@ -49,7 +52,7 @@ class NvtxInjection : public ::testing::Test {
         {"CUCLIMB_OUTPUT", trace_},
     };
     for (auto& e : extra) env.push_back(e);
-    return RunProgram({Program(), mode}, env, dir_);
+    return RunProgram({Program(), mode}, env, dir_, closed);
   }
 
   std::vector<std::string> Names(const Trace& t, EventType type) {
@@ -250,6 +253,17 @@ TEST_F(NvtxInjection, ForkedChildStopsRecordingAndExitsCleanly) {
   EXPECT_EQ(marks[1], "parent-after");
 }
 
+TEST_F(NvtxInjection, ChildrenForkedWhileThreadsRecordExitWithoutHanging) {
+  const RunResult r = RunMode("fork-busy", {{"CUCLIMB_OUTPUT", dir_ + "/busy-%p.trace"}});
+  ASSERT_EQ(r.status, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("forks 20 hung 0 failed 0"), std::string::npos) << r.stdout_text;
+  const std::vector<std::string> files = ListDir(dir_, "busy-");
+  ASSERT_EQ(files.size(), 1u);  // the parent's only
+  const Trace t = ReadTrace(dir_ + "/" + files[0]);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+  for (const Event& ev : t.Of(EventType::kPush)) ASSERT_EQ(t.Str(ev.name), "work");
+}
+
 TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   const RunResult r = RunMode("pause", {{"CUCLIMB_PAUSED", "1"}});
   ASSERT_EQ(r.status, 0) << r.stderr_text;
@@ -263,6 +277,114 @@ TEST_F(NvtxInjection, PauseAndResumeThroughTheCApi) {
   std::vector<int64_t> switches;
   for (const Event& ev : t.Of(EventType::kRecording)) switches.push_back(ev.value);
   EXPECT_EQ(switches, (std::vector<int64_t>{0, 1, 0}));
+  // Paused from the start, the trace still says who ran and where its code lay.
+  EXPECT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
+}
+
+TEST_F(NvtxInjection, ARunPausedToTheEndStillDescribesItsProcess) {
+  const RunResult r = RunMode("basic", {{"CUCLIMB_PAUSED", "1"}, {"RANK", "5"}});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+  EXPECT_EQ(t.Count(EventType::kPush), 0u);
+  ASSERT_EQ(t.Count(EventType::kProcess), 1u);
+  EXPECT_EQ(t.Of(EventType::kProcess)[0].corr, 6u);  // rank 5
+  EXPECT_GE(t.Count(EventType::kMapping), 2u);
+}
+
+TEST_F(NvtxInjection, FollowChildrenOffRemovesOnlyOurPreload) {
+  const char* second = std::getenv("CUCLIMB_TEST_NVTX_SECOND");
+  ASSERT_NE(second, nullptr);
+  const std::string preload = std::string(second) + " " + Lib();
+  const RunResult off = RunMode(
+      "env",
+      {{"LD_PRELOAD", preload}, {"NVTX_INJECTION64_PATH", ""}, {"CUCLIMB_FOLLOW_CHILDREN", "off"}});
+  ASSERT_EQ(off.status, 0) << off.stderr_text;
+  EXPECT_NE(off.stdout_text.find("LD_PRELOAD=" + std::string(second) + "\n"), std::string::npos)
+      << off.stdout_text;
+  EXPECT_NE(off.stdout_text.find("CUDA_INJECTION64_PATH=(unset)"), std::string::npos);
+  EXPECT_NE(off.stdout_text.find("NVTX_INJECTION64_PATH=(unset)"), std::string::npos);
+  EXPECT_TRUE(ReadTrace(trace_).opened);  // the process itself still records
+
+  ASSERT_EQ(unlink(trace_.c_str()), 0);
+  const RunResult on = RunMode("env", {{"LD_PRELOAD", preload}, {"NVTX_INJECTION64_PATH", ""}});
+  ASSERT_EQ(on.status, 0) << on.stderr_text;
+  EXPECT_NE(on.stdout_text.find("LD_PRELOAD=" + preload + "\n"), std::string::npos)
+      << on.stdout_text;
+  EXPECT_NE(on.stdout_text.find("NVTX_INJECTION64_PATH=" + Lib()), std::string::npos);
+}
+
+TEST_F(NvtxInjection, QuietSilencesConfigurationAndConstructorWarnings) {
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"LD_PRELOAD", Lib()},
+      {"NVTX_INJECTION64_PATH", ""},
+      {"CUDA_INJECTION64_PATH", dir_ + "/another-tool.so"},
+      {"CUCLIMB_KERNELS", "sometimes"}};
+  const RunResult loud = RunMode("basic", env);
+  ASSERT_EQ(loud.status, 0);
+  EXPECT_NE(loud.stderr_text.find("CUDA_INJECTION64_PATH already names"), std::string::npos)
+      << loud.stderr_text;
+  EXPECT_NE(loud.stderr_text.find("CUCLIMB_KERNELS=sometimes is not valid"), std::string::npos);
+
+  ASSERT_EQ(unlink(trace_.c_str()), 0);
+  auto quiet_env = env;
+  quiet_env.push_back({"CUCLIMB_LOG", "quiet"});
+  const RunResult quiet = RunMode("basic", quiet_env);
+  ASSERT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.stderr_text, "");
+  EXPECT_TRUE(ReadTrace(trace_).opened);
+}
+
+// A program started with stderr or stdout closed (`2>&-`): the trace must not become fd 2 (the
+// program's own stderr and cuclimb's warnings would be written into it). Both ways of loading
+// the library. Reproducer: /work/shared/bad-inputs/stderr-closed-corrupts-trace.sh.
+struct ClosedCase {
+  const char* name;
+  std::vector<int> closed;
+  bool preload;
+};
+
+void PrintTo(const ClosedCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class ClosedDescriptors : public NvtxInjection, public ::testing::WithParamInterface<ClosedCase> {};
+
+TEST_P(ClosedDescriptors, TheTraceStaysIntact) {
+  const ClosedCase& c = GetParam();
+  std::vector<std::pair<std::string, std::string>> env;
+  if (c.preload)
+    env = {{"LD_PRELOAD", Lib()}, {"NVTX_INJECTION64_PATH", ""}};
+  const RunResult r = RunMode("errlog", env, c.closed);
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  const Trace t = ReadTrace(trace_);
+  ASSERT_TRUE(t.opened);
+  EXPECT_EQ(t.status.reason, trace::StopReason::kComplete) << t.status.message;
+  EXPECT_EQ(t.Count(EventType::kPush), 20u);
+  EXPECT_EQ(ReadText(trace_).find("disk almost full"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Closed, ClosedDescriptors,
+                         ::testing::Values(ClosedCase{"stderr_nvtx", {2}, false},
+                                           ClosedCase{"stderr_preload", {2}, true},
+                                           ClosedCase{"stdout_nvtx", {1}, false},
+                                           ClosedCase{"all_three_preload", {0, 1, 2}, true}),
+                         [](const ::testing::TestParamInfo<ClosedCase>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
+TEST_F(NvtxInjection, TheTraceDescriptorIsAboveStderrAndCloseOnExec) {
+  const std::string report = dir_ + "/fds.txt";
+  const RunResult r = RunMode("fds", {{"CUCLIMB_TEST_REPORT", report}}, {0, 1, 2});
+  ASSERT_EQ(r.status, 0);
+  const std::string text = ReadText(report);
+  int fd = -1;
+  int cloexec = -1;
+  ASSERT_EQ(std::sscanf(text.c_str(), "trace-fd %d cloexec %d", &fd, &cloexec), 2) << text;
+  EXPECT_GE(fd, 3);
+  EXPECT_EQ(cloexec, 1);
+  EXPECT_EQ(text.find("trace-fd", 1), std::string::npos) << "one descriptor: " << text;
 }
 
 }  // namespace

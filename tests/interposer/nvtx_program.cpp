@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -228,6 +229,52 @@ int main(int argc, char** argv) {
     std::printf("child %d status %d\n", static_cast<int>(child), status);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
   }
+  if (mode == "fork-busy") {
+    // Forks 20 times while two threads record as fast as they can and the writer drains, so
+    // the children are likely to start with a ring, a table or the writer's lock taken. Each
+    // child records, then leaves through exit() (atexit handlers, static destructors): none may
+    // hang.
+    // NVTX's own first call (which loads cuclimb) is done first: a child forked while another
+    // thread is inside it spins forever in NVTX's once-guard, cuclimb or not (docs/recording.md).
+    nvtxMarkA("initialized");
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> busy;
+    for (int t = 0; t < 2; ++t) {
+      busy.emplace_back([&stop] {
+        while (!stop.load()) {
+          nvtxRangePushA("work");
+          nvtxRangePop();
+        }
+      });
+    }
+    int hung = 0;
+    int failed = 0;
+    for (int i = 0; i < 20; ++i) {
+      const pid_t child = fork();
+      if (child == 0) {
+        nvtxRangePushA("child");
+        nvtxRangePop();
+        std::exit(0);
+      }
+      int status = 0;
+      int waited = 0;
+      while (waitpid(child, &status, WNOHANG) == 0 && waited < 500) {
+        Sleep(10);
+        ++waited;
+      }
+      if (waited == 500) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        ++hung;
+      } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        ++failed;
+      }
+    }
+    stop.store(true);
+    for (std::thread& t : busy) t.join();
+    std::printf("forks 20 hung %d failed %d\n", hung, failed);
+    return hung == 0 && failed == 0 ? 0 : 5;
+  }
   if (mode == "pause") {
     // Started with CUCLIMB_PAUSED=1: only the marks after cuclimb_resume are recorded.
     nvtxMarkA("while-paused");
@@ -249,6 +296,54 @@ int main(int argc, char** argv) {
     mark_iteration(77);
     pause();
     nvtxMarkA("paused-again");
+    return 0;
+  }
+  if (mode == "env") {
+    // What a child would inherit, once cuclimb started (first NVTX call).
+    nvtxMarkA("started");
+    for (const char* name : {"LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+      const char* value = std::getenv(name);
+      std::printf("%s=%s\n", name, value != nullptr ? value : "(unset)");
+    }
+    return 0;
+  }
+  if (mode == "errlog") {
+    // Writes to its stderr between iterations: started with stderr closed, that write must fail
+    // (EBADF), not land in the trace (/work/shared/bad-inputs/stderr-closed-corrupts-trace.sh).
+    for (int i = 0; i < 10; ++i) {
+      nvtxRangePushA("iteration");
+      nvtxRangePop();
+    }
+    std::fprintf(stderr, "app: warning: disk almost full\n");
+    std::fflush(stderr);
+    for (int i = 0; i < 10; ++i) {
+      nvtxRangePushA("iteration");
+      nvtxRangePop();
+    }
+    return 0;
+  }
+  if (mode == "fds") {
+    // Reports the descriptor of the trace file and whether it is close-on-exec, on fd 1 (or on
+    // fd 3 when fd 1 is closed too: the test passes both).
+    nvtxMarkA("opened");
+    const char* trace = std::getenv("CUCLIMB_OUTPUT");
+    std::string report;
+    for (int fd = 0; fd < 64; ++fd) {
+      char link[64];
+      char target[4096] = {};
+      std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+      if (readlink(link, target, sizeof(target) - 1) <= 0 || trace == nullptr ||
+          std::strcmp(target, trace) != 0) {
+        continue;
+      }
+      const int flags = fcntl(fd, F_GETFD);
+      report += "trace-fd " + std::to_string(fd) + " cloexec " +
+                std::to_string((flags & FD_CLOEXEC) != 0 ? 1 : 0) + "\n";
+    }
+    const char* out_path = std::getenv("CUCLIMB_TEST_REPORT");
+    const int out = out_path != nullptr ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : 1;
+    if (out >= 0 && write(out, report.data(), report.size()) < 0)
+      return 6;
     return 0;
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());

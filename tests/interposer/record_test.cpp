@@ -120,5 +120,26 @@ TEST_F(RecordTest, RecordsAnNvtxProgram) {
   EXPECT_EQ(t.Count(format::EventType::kPush), 11u);
 }
 
+// Like `cuclimb record -- torchrun --nproc-per-node 2 train.py`: a launcher that never uses CUDA
+// or NVTX starts one worker per rank with RANK and LOCAL_RANK set; each worker records itself
+// into the file its own %r names, and knows its rank.
+TEST_F(RecordTest, ALauncherLikeTorchrunGetsOneTracePerRank) {
+  const std::string script = "for r in 0 1; do RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 '" +
+                             NvtxProgram() + "' basic > /dev/null & done; wait";
+  const RunResult r =
+      Record({"--output", dir_ + "/rank%r-%p.trace", "--", "/bin/sh", "-c", script});
+  ASSERT_EQ(r.status, 0) << r.stderr_text;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::vector<std::string> files = ListDir(dir_, "rank" + std::to_string(rank) + "-");
+    ASSERT_EQ(files.size(), 1u) << "rank " << rank;
+    const Trace t = ReadTrace(dir_ + "/" + files[0]);
+    EXPECT_EQ(t.status.reason, trace::StopReason::kComplete);
+    ASSERT_EQ(t.Count(format::EventType::kProcess), 1u);
+    EXPECT_EQ(t.Of(format::EventType::kProcess)[0].corr, static_cast<uint64_t>(rank) + 1);
+    EXPECT_EQ(t.Count(format::EventType::kPush), 11u);
+  }
+  EXPECT_EQ(ListDir(dir_, "rank").size(), 2u);  // the launcher itself wrote nothing
+}
+
 }  // namespace
 }  // namespace cuclimb::testing

@@ -48,10 +48,11 @@ inline std::string ReadText(const std::string& path) {
   return ss.str();
 }
 
-// Runs argv with env added (NAME=VALUE; an empty value unsets NAME).
+// Runs argv with env added (NAME=VALUE; an empty value unsets NAME). Descriptors in closed
+// (0, 1, 2) are closed when the program starts, as `2>&-` does.
 inline RunResult RunProgram(const std::vector<std::string>& argv,
                             const std::vector<std::pair<std::string, std::string>>& env,
-                            const std::string& scratch) {
+                            const std::string& scratch, const std::vector<int>& closed = {}) {
   const std::string err_path = scratch + "/stderr.txt";
   const std::string out_path = scratch + "/stdout.txt";
   const pid_t pid = fork();
@@ -72,6 +73,11 @@ inline RunResult RunProgram(const std::vector<std::string>& argv,
       dup2(err, 2);
     if (out >= 0)
       dup2(out, 1);
+    if (err > 2)
+      close(err);
+    if (out > 2)
+      close(out);
+    for (const int fd : closed) close(fd);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

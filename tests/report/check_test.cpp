@@ -103,6 +103,44 @@ TEST(Check, GrowthLimits) {
   EXPECT_TRUE(RunCheck(Flat(), Growth({"any=0", "live_bytes=0", "live_handles=0"})).pass);
 }
 
+// A gate passes only on evidence (issue #14: a header-only trace passed with exit 0).
+TEST(Check, EmptyOrUntestableTracesAreInconclusive) {
+  const std::string empty = TraceBuilder().ToBinary();
+  auto e = analysis::AnalyzeBuffers({empty}, {"empty.trace"}, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  for (const CheckLimits& l : {CheckLimits{}, Growth({"any=0"}), Growth({"live_bytes=0"})}) {
+    const analysis::CheckResult r = RunCheck(*e, l);
+    EXPECT_FALSE(r.pass);
+    EXPECT_NE(r.inconclusive.find("no events"), std::string::npos) << r.inconclusive;
+    EXPECT_EQ(Json::parse(analysis::CheckToJson(r, *e, l))["verdict"], "inconclusive");
+  }
+  // Five iterations of a climb: too short for any trend test, so neither pass nor fail.
+  SimOptions five = ClimbSim(5);
+  five.steps = 1;
+  const analysis::Report short_run = AnalyzeSimulation(five);
+  ASSERT_EQ(short_run.iterations.count, 5);
+  const analysis::CheckResult r = RunCheck(short_run, {});
+  EXPECT_FALSE(r.pass);
+  EXPECT_NE(r.inconclusive.find("no trend could be tested on 5 iterations"), std::string::npos)
+      << r.inconclusive;
+  EXPECT_TRUE(RunCheck(Flat(), {}).inconclusive.empty());
+  EXPECT_TRUE(RunCheck(Climb(), {}).inconclusive.empty());
+}
+
+// A range named with --range must be tested to pass.
+TEST(Check, NamedRangeMustBeTested) {
+  SimOptions five = FlatSim(5);
+  five.steps = 1;
+  const analysis::Report short_run = AnalyzeSimulation(five);
+  CheckLimits l;
+  l.max_climb_pct = 5;
+  l.ranges = {"P/step"};
+  const analysis::CheckResult r = RunCheck(short_run, l);
+  ASSERT_FALSE(r.items.empty());
+  EXPECT_FALSE(r.items[0].pass);
+  EXPECT_NE(r.items[0].detail.find("not tested"), std::string::npos);
+}
+
 TEST(Check, JsonVerdict) {
   CheckLimits l = Growth({"device_allocations=1"});
   l.max_climb_pct = 10;

@@ -172,6 +172,9 @@ TEST(HtmlPage, PlaceholdersInDataAreNotExpanded) {
   EXPECT_NE(page.find("<title>{{JS}}</title>"), std::string::npos);
   EXPECT_NE(page.find(R"({"x":"{{CSS}} {{DATA}}"})"), std::string::npos);
   EXPECT_NE(page.find("script-src 'sha256-"), std::string::npos);
+  // default-src does not cover these: an injected <base> or <form> must not work either.
+  EXPECT_NE(page.find("base-uri 'none'"), std::string::npos);
+  EXPECT_NE(page.find("form-action 'none'"), std::string::npos);
 }
 
 }  // namespace

@@ -15,11 +15,11 @@ std::vector<GrowingFrame> HookFrames(double lambda_slope) {
   std::vector<GrowingFrame> f(7);
   f[0] = {true, 1.0, kUnsymbolized};
   f[1] = {true, 1.0, kSystem};
-  f[2] = {true, lambda_slope, kActionable};
-  f[3] = {true, 1.0, kActionable};
+  f[2] = {true, lambda_slope, kActionable, /*user=*/true};
+  f[3] = {true, 1.0, kActionable};  // framework
   f[4] = {true, 1.0, kActionable};
-  f[5] = {true, 1.1, kActionable};
-  f[6] = {false, 0.0, kActionable};
+  f[5] = {true, 1.1, kActionable, true};
+  f[6] = {false, 0.0, kActionable, true};
   return f;
 }
 
@@ -36,6 +36,27 @@ TEST(HostGrowth, TheDispatchFrameWhenTheHookLineCarriesLittle) {
 
 TEST(HostGrowth, TheHookLineWhenItCarriesTheGrowth) {
   EXPECT_EQ(DeepestGrowingFrames(HookFrames(0.8), kHookStacks), (std::vector<uint32_t>{2}));
+}
+
+TEST(HostGrowth, AFrameworkFrameNamesTheUsersLineThatCallsIt) {
+  // compute_metrics (user) calls tensor.item() once per logged value, and the list grows: the
+  // growth is all inside PyTorch's item(), which waits in the driver.
+  std::vector<GrowingFrame> f = {
+      {true, 1.0, kSystem},                    // 0 the driver's wait
+      {true, 1.0, kActionable},                // 1 at::native::item
+      {true, 1.0, kActionable},                // 2 item (torch/_tensor.py)
+      {true, 1.0, kActionable, true},          // 3 compute_metrics (train.py:50)
+      {true, 1.2, kActionable, true},          // 4 main (train.py:90)
+      {true, 3.0, kActionable, /*user=*/true}  // 5 a user frame on another stack: not above
+  };
+  const FrameStacks stacks = {{0, 1, 2, 3, 4}, {4}, {5}};
+  EXPECT_EQ(DeepestGrowingFrames(f, stacks), (std::vector<uint32_t>{5, 3}));
+  // compute_metrics grows three times as much, mostly in its own code: it is named, and item()
+  // below it is part of its growth.
+  f[3].slope = 3.0;
+  f[4].slope = 3.2;
+  const FrameStacks more = {{0, 1, 2, 3, 4}, {3, 4}, {5}};
+  EXPECT_EQ(DeepestGrowingFrames(f, more), (std::vector<uint32_t>{3, 5}));
 }
 
 TEST(HostGrowth, TwoChainsUnderOneRootAreNamedApart) {

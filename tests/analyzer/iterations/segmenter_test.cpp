@@ -178,6 +178,25 @@ TEST(Boundaries, SlotsGapsPrologueEpilogue) {
   EXPECT_EQ(spans[1].end_ns, 400);
 }
 
+// No iteration source: the whole trace is one iteration without boundaries. Spans() used to
+// read the end of that iteration past the single start it has (heap read past the end under
+// ASan; the asan build runs this suite).
+TEST(Boundaries, NoSourceIsOneIterationWithoutBoundaries) {
+  Boundaries b{SegmentChoice{}};
+  trace::Event e = format::MakeEvent(format::EventType::kMark);
+  e.ts = 10;
+  e.tid = 1;
+  b.Observe(e);
+  EXPECT_TRUE(b.Ready(10));
+  EXPECT_EQ(b.Slot(10), 1u);
+  b.Finish();
+  EXPECT_EQ(b.count(), 1);
+  const auto spans = b.Spans();
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].start_ns, 0);
+  EXPECT_EQ(spans[0].end_ns, 0);
+}
+
 TEST(Boundaries, MarksLeaveTheLastIterationOpen) {
   SegmentChoice choice;
   choice.source = IterationSource::kMark;

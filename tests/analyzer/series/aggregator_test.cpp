@@ -227,5 +227,21 @@ TEST(Model, EventsAheadOfTheBoundaryThreadWaitForIt) {
   EXPECT_EQ(r.iterations.prologue_events, 0u);
 }
 
+// The largest thread id: the per-thread cache started out "holding" tid 0xFFFFFFFF with no
+// record behind it, so a trace whose first event came from that thread crashed (issue #14).
+TEST(Model, LargestThreadIdFirst) {
+  TraceBuilder b;
+  constexpr uint32_t kTid = 0xFFFFFFFFu;
+  for (int i = 0; i < kIterations; ++i) {
+    b.Push(1000 + i * 1000, "it", kTid);
+    b.Api(1000 + i * 1000 + 10, 5, "cuStreamSynchronize", kTid);
+    b.Pop(1000 + i * 1000 + 500, kTid);
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  ASSERT_EQ(r.ranks.size(), 1u);
+  EXPECT_EQ(r.iterations.count, kIterations);
+  EXPECT_EQ(r.iterations.tid, kTid);
+}
+
 }  // namespace
 }  // namespace cuclimb::testing

@@ -48,8 +48,14 @@ class Sim {
   uint64_t Run();
 
  private:
-  int64_t J(double ns) {  // jittered duration
-    return std::max<int64_t>(1, std::llround(ns * (1 + o_.noise * rng_.Normal())));
+  int64_t J(double ns) {  // jittered duration on the machine's current speed
+    return std::max<int64_t>(1, std::llround(ns * speed_ * (1 + o_.noise * rng_.Normal())));
+  }
+  double Speed(int i) const {
+    double f = 1 + o_.drift_pct / 100 * i / std::max(o_.iterations - 1, 1);
+    if (i >= o_.shift_from && i < o_.shift_until)
+      f *= 1 + o_.shift_pct / 100;
+    return f;
   }
   // On the thread the simulation is on now (tid_), or the one given.
   Event& New(EventType type, int64_t ts) { return New(type, ts, tid_); }
@@ -191,6 +197,16 @@ class Sim {
       ++events_;
     }
   }
+  void Copy(format::CopyKind kind, uint64_t bytes) {
+    Event& c = New(EventType::kCopy, t_);
+    c.dur = J(5000 + static_cast<double>(bytes) / 20);
+    c.kind = static_cast<uint8_t>(kind);
+    c.api = sink_.str("cuMemcpyDtoH_v2");
+    c.size = bytes;
+    c.stream = kStream;
+    Emit();
+    t_ += c.dur + 200;
+  }
   bool Leaking(int i) const {
     return i >= o_.leak_from && (o_.leak_until < 0 || i < o_.leak_until);
   }
@@ -217,6 +233,7 @@ class Sim {
   uint64_t next_leak_addr_ = kDeviceBase + (1ull << 36);
   uint64_t next_handle_ = 0x1000;
   int64_t live_leaked_ = 0, live_regions_ = 0;
+  double speed_ = 1;
   std::vector<Event> late_, loader_;
 };
 
@@ -280,6 +297,7 @@ void Sim::BackwardOnHelper(int kernels) {
 }
 
 void Sim::Iteration(int i) {
+  speed_ = Speed(i);
   const int64_t start = t_;
   const uint64_t events_before = events_;
   if (o_.boundaries == SimOptions::Boundaries::kRange) {
@@ -376,10 +394,35 @@ void Sim::Iteration(int i) {
   FlushKernels();  // the previous iteration's GPU records arrive now
   const double extra = o_.host_ns_per_leaked * static_cast<double>(live_leaked_) +
                        o_.host_ns_per_region * static_cast<double>(live_regions_);
+  const int more = o_.work_growth > 0 ? i / o_.work_growth : 0;
   for (int s = 0; s < o_.steps; ++s) {
-    Step("P/step", i, o_.kernels_per_step, extra);
+    Step("P/step", i, o_.kernels_per_step + more, extra);
     Step("E/step", i, 2, 0);
   }
+  if (o_.accumulate > 1 && i % o_.accumulate == o_.accumulate - 1) {
+    Push("P/opt");  // the optimizer, once per accumulation window
+    t_ += J(o_.opt_ns);
+    Launch("adam_update_kernel", 20000);
+    Launch("zero_grad_kernel", 5000);
+    Pop();
+  }
+  if (o_.eval_every > 0 && i % o_.eval_every == o_.eval_every - 1) {
+    Push("eval");  // an evaluation pass: forward only, then a loss read back
+    for (int k = 0; k < 8; ++k) {
+      t_ += J(15000);
+      Launch(k % 2 ? "bias_relu_kernel" : "gemm_kernel", k % 2 ? 5000 : 30000);
+    }
+    Copy(format::CopyKind::kDtoH, 4);
+    Pop();
+  }
+  if (o_.checkpoint_every > 0 && i % o_.checkpoint_every == o_.checkpoint_every - 1) {
+    Push("checkpoint");  // parameters copied out and serialised on the host
+    for (int k = 0; k < 6; ++k) Copy(format::CopyKind::kDtoH, 1 << 20);
+    t_ += J(o_.checkpoint_ns);
+    Pop();
+  }
+  if (o_.gc_every > 0 && i % o_.gc_every == o_.gc_every / 2)
+    t_ += J(o_.gc_ns);  // the interpreter stops the world: no CUDA call, no range
   // Drop the ephemeral network.
   for (int p = 0; p < 6; ++p)
     Free(kDeviceBase + 0x1000000 + p * 0x100000, MemoryKind::kPool, "cuMemFreeAsync");
@@ -428,7 +471,9 @@ void Sim::Iteration(int i) {
   if (o_.overhead) {
     Event& e = New(EventType::kOverhead, t_);
     e.dur = t_ - start;
-    e.value = static_cast<int64_t>(events_ - events_before) * 150;
+    const double cost = o_.profiler_ns_per_event *
+                        (1 + o_.profiler_growth_pct / 100 * i / std::max(o_.iterations - 1, 1));
+    e.value = std::llround(static_cast<double>(events_ - events_before) * cost);
     e.size = events_ - events_before;
     Emit();
   }

@@ -48,6 +48,21 @@ struct SimOptions {
   double gpu_slowdown_ns = 0;     // adam kernel duration growth per iteration (GPU-only climb)
   int jit_warmup_iterations = 0;  // first iterations are slow (host), then normal
 
+  // Real-program irregularities (each 0 = off).
+  int gc_every = 0;          // a host pause (garbage collection) in one iteration every N
+  double gc_ns = 0;          //   its length
+  int eval_every = 0;        // an evaluation pass ("eval" range, extra kernels) every N
+  int checkpoint_every = 0;  // a checkpoint (host time + device-to-host copies) every N
+  double checkpoint_ns = 0;  //   its host time
+  int accumulate = 1;        // gradient accumulation: the "P/opt" phase every Nth iteration
+  double opt_ns = 0;         //   its host time (plus two kernels)
+  int work_growth = 0;       // the program does more: +1 launch per P/step every N iterations
+  // The machine: every host and GPU duration is multiplied by a speed factor per iteration.
+  double drift_pct = 0;                   // the factor changes linearly by this much over the run
+  int shift_from = -1, shift_until = -1;  // a level shift of shift_pct in [from, until)
+  double shift_pct = 0;
+  double profiler_ns_per_event = 150;  // the profiler's cost per recorded event
+  double profiler_growth_pct = 0;      // ... and its change over the run
   // Backward on a helper thread, as PyTorch's autograd engine runs it: inside each P/step the
   // main thread opens "P/bwd" and waits while thread 3 allocates a gradient buffer, launches
   // the backward kernels and frees it, with no NVTX range of its own.

@@ -61,7 +61,7 @@ TEST(Symbolizer, FallbacksAndStringFrames) {
   EXPECT_EQ(s.Resolve(format::StringFrame(id), strings).function, "core::fmt::write");
 }
 
-TEST(Symbolizer, SiteLabelSkipsRuntimeFrames) {
+TEST(Symbolizer, SiteLabelSkipsInternalFrames) {
   Symbolizer s;
   trace::StringTable strings;
   const std::vector<uint64_t> stack = {
@@ -70,19 +70,20 @@ TEST(Symbolizer, SiteLabelSkipsRuntimeFrames) {
       format::StringFrame(
           strings.Intern("cubecl_runtime::memory_management::MemoryManagement::reserve")),
       format::StringFrame(strings.Intern("burn_optim::adam::Adam::step")),
+      format::StringFrame(strings.Intern("trainer::step")),
       format::StringFrame(strings.Intern("main")),
   };
-  EXPECT_EQ(s.SiteLabel(stack, strings), "MemoryManagement::reserve <- Adam::step");
-  const std::vector<uint64_t> only_runtime = {format::StringFrame(strings.Intern("cudaMalloc"))};
-  EXPECT_EQ(s.SiteLabel(only_runtime, strings), "cudaMalloc");
+  EXPECT_EQ(s.SiteLabel(stack, strings), "trainer::step <- main");
   EXPECT_EQ(s.Frames(stack, strings, 2).size(), 2u);
+  EXPECT_EQ(s.Resolve(stack[2], strings).frame_class, FrameClass::kFramework);
 }
 
-TEST(ElfSymbols, RejectsNonElf) {
+TEST(ModuleSymbols, RejectsNonElf) {
   const std::string path = ::testing::TempDir() + "/not_elf.bin";
   std::ofstream(path) << "hello";
-  EXPECT_FALSE(ElfSymbols::Load(path).ok());
-  EXPECT_FALSE(ElfSymbols::Load("/nonexistent/file").ok());
+  EXPECT_FALSE(ModuleSymbols::Open(path, "").ok());
+  EXPECT_FALSE(ModuleSymbols::Open("/nonexistent/file", "").ok());
+  EXPECT_FALSE(ReadElfIds(path).ok);
 }
 
 }  // namespace

@@ -150,6 +150,80 @@ TEST(JsonLinesTest, FullRangeIntegersSurvive) {
   EXPECT_EQ(evs[0].corr, UINT64_MAX);
 }
 
+// Issue #14: values that do not fit their field used to wrap ("tid": 2^32 + 1 became thread 1,
+// a grid of 2^32 became 0, "ts": 2^63 became negative); now they stop the read as corrupt.
+TEST(JsonLinesTest, IntegersThatDoNotFitTheirFieldAreErrors) {
+  const char* kBad[] = {
+      R"({"ev":"push","ts":1,"tid":4294967297,"name":"r"})",
+      R"({"ev":"push","ts":1,"tid":-1,"name":"r"})",
+      R"({"ev":"push","ts":9223372036854775808,"tid":1,"name":"r"})",
+      R"({"ev":"push","ts":1,"tid":1,"name":"r","payload":9223372036854775808})",
+      R"({"ev":"kernel","ts":1,"dur":1,"kernel":"k","stream":"0x1","corr":1,"device":2147483648})",
+      R"({"ev":"kernel","ts":1,"dur":1,"kernel":"k","stream":"0x1","corr":1,"device":0,"grid":[4294967296,1,1]})",
+      R"({"ev":"kernel","ts":1,"dur":1,"kernel":"k","stream":"0x1","corr":1,"device":0,"grid":[-1,1,1]})",
+      R"({"ev":"alloc","ts":1,"tid":1,"api":"a","kind":"device","addr":"0x1","size":-512})",
+      R"({"ev":"alloc","ts":1,"tid":1,"api":"a","kind":"device","addr":-1,"size":512})",
+      R"({"ev":"api","ts":1.5,"dur":1,"tid":1,"name":"a"})",
+  };
+  for (const char* line : kBad) {
+    ReadStatus st;
+    EXPECT_TRUE(ReadAll(std::string(line) + "\n", &st).empty()) << line;
+    EXPECT_EQ(st.reason, StopReason::kCorrupt) << line;
+    EXPECT_NE(st.message.find("line 1"), std::string::npos) << st.message;
+  }
+  // The extremes that fit are kept (the writer prints signed fields signed, others unsigned).
+  const std::vector<Event> evs = ReadAll(
+      R"({"ev":"kernel","ts":-9223372036854775808,"dur":18446744073709551615,"kernel":"k","stream":"0x1","corr":1,"device":-2147483648,"grid":[4294967295,1,1]})"
+      "\n");
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].ts, INT64_MIN);
+  EXPECT_EQ(evs[0].dur, -1);  // an unsigned field over a signed slot round-trips
+  EXPECT_EQ(evs[0].device, INT32_MIN);
+  EXPECT_EQ(evs[0].grid[0], UINT32_MAX);
+}
+
+// Issue #14: a push without "name" read as the unnamed range and turned a climb flat.
+TEST(JsonLinesTest, RequiredFieldsMustBePresent) {
+  const char* kBad[] = {
+      R"({"ev":"push","ts":1,"tid":1})",
+      R"({"ev":"push","ts":1,"name":"r"})",
+      R"({"ev":"launch","ts":1,"dur":1,"tid":1,"stream":"0x10"})",
+      R"({"ev":"alloc","ts":1,"tid":1,"api":"a","kind":"device","addr":"0x1"})",
+      R"({"ev":"pop","tid":1})",
+  };
+  for (const char* line : kBad) {
+    ReadStatus st;
+    EXPECT_TRUE(ReadAll(std::string(line) + "\n", &st).empty()) << line;
+    EXPECT_EQ(st.reason, StopReason::kCorrupt) << line;
+  }
+  ReadStatus st;
+  ReadAll(std::string(kBad[0]) + "\n", &st);
+  EXPECT_NE(st.message.find("'push' without its required field 'name'"), std::string::npos)
+      << st.message;
+  // Optional fields may be left out; required ones may hold their zero value.
+  EXPECT_EQ(ReadAll(R"({"ev":"push","ts":1,"tid":0,"name":""})" "\n").size(), 1u);
+}
+
+// A frame word holds 63 bits of address: "0xffffffffffffffff" lost its top bit (read back as
+// 0x7fffffffffffffff after conversion); it stays a text frame now.
+TEST(JsonLinesTest, FrameAddressesBeyond63BitsStayText) {
+  const std::string in =
+      R"({"ev":"sample","ts":1,"tid":1,"stack":["0x7fffffffffffffff","0xffffffffffffffff","f"]})"
+      "\n";
+  auto reader = TraceReader::FromBuffer(in);
+  ASSERT_TRUE(reader.ok());
+  Event ev{};
+  ASSERT_TRUE((*reader)->Next(&ev));
+  const auto frames = (*reader)->stacks().Get(ev.stack);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_FALSE(format::IsStringFrame(frames[0]));
+  EXPECT_EQ(format::FrameValue(frames[0]), 0x7fffffffffffffffu);
+  EXPECT_TRUE(format::IsStringFrame(frames[1]));
+  std::string out;
+  AppendEventLine(ev, (*reader)->strings(), (*reader)->stacks(), &out);
+  EXPECT_EQ(out, in);
+}
+
 TEST(JsonLinesTest, StringsAreEscaped) {
   std::string out;
   AppendJsonString("a\"b\\c\n\x01 é", &out);

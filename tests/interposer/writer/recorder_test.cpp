@@ -237,10 +237,19 @@ TEST(RecorderTest, SigkillLeavesAReadablePrefix) {
               rb.status.reason == trace::StopReason::kTruncated)
       << rb.status.message;
   EXPECT_FALSE(rb.reader->trailer().has_value());
+  // A slow writer (a sanitizer build) may fill the ring: events are then dropped and counted,
+  // which leaves gaps, never disorder.
+  bool dropped = false;
+  for (const Event& ev : rb.events) dropped |= ev.type == EventType::kDrops;
   uint64_t allocs = 0, expected_addr = 0;
   for (const Event& ev : rb.events) {
     if (ev.type != EventType::kAlloc) continue;
-    EXPECT_EQ(ev.addr, expected_addr++) << "events must arrive complete and in order";
+    if (dropped) {
+      EXPECT_GE(ev.addr, expected_addr) << "events must arrive in order";
+      expected_addr = ev.addr + 1;
+    } else {
+      EXPECT_EQ(ev.addr, expected_addr++) << "events must arrive complete and in order";
+    }
     ++allocs;
   }
   EXPECT_GT(allocs, 1000u);
