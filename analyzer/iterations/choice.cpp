@@ -137,9 +137,9 @@ std::string WhyNot(const Ranked& r, const Ranked& w, bool user, const trace::Tra
   return "seen later";
 }
 
-void AddRanked(const absl::flat_hash_map<SegmentStats::Key, SegmentStats::Candidate>& from,
-               IterationSource source, const SegmentStats& stats, const trace::TraceReader& reader,
-               uint32_t busiest, uint64_t min_count, std::vector<Ranked>* out) {
+void AddRanked(const SegmentStats::CandidateMap& from, IterationSource source,
+               const SegmentStats& stats, const trace::TraceReader& reader, uint32_t busiest,
+               uint64_t min_count, std::vector<Ranked>* out) {
   for (const auto& [k, cand] : from) {
     if (cand.count < min_count)
       continue;
@@ -211,7 +211,7 @@ SegmentChoice ChooseSegmentation(const SegmentStats& stats, const LaunchPeriod& 
     for (const auto* from : {&stats.ranges(), &stats.marks()}) {
       for (const auto& [k, cand] : *from) {
         if (cand.count < kMinAny && stats.MatchesUser(k.name)) {
-          absl::flat_hash_map<SegmentStats::Key, SegmentStats::Candidate> one{{k, cand}};
+          SegmentStats::CandidateMap one{{k, cand}};
           AddRanked(one, from == &stats.ranges() ? IterationSource::kRange : IterationSource::kMark,
                     stats, reader, busiest, 1, &all);
           all.back().tier = kNotEligible;  // only by name

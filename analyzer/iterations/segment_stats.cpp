@@ -9,10 +9,6 @@ namespace {
 
 using format::EventType;
 
-uint64_t StackKey(uint32_t tid, uint32_t domain) {
-  return (uint64_t{tid} << 32) | domain;
-}
-
 }  // namespace
 
 SegmentStats::SegmentStats(const trace::TraceReader* reader, std::string user_name)
@@ -42,23 +38,19 @@ void SegmentStats::ObserveCall(const trace::Event& ev) {
   }
 }
 
-void SegmentStats::Close(const Key& key, const Open& open, const ThreadCounts& tc, int64_t ts,
-                         Open* outer) {
-  auto it = ranges_.find(key);
-  if (it == ranges_.end())
-    return;
+void SegmentStats::Close(const Open& open, const ThreadCounts& tc, int64_t ts, Open* outer) {
   const uint64_t launches = tc.launches - open.launches_at - open.nested_launches;
   const uint64_t calls = tc.cuda_calls - open.calls_at - open.nested_calls;
-  const int64_t ns = std::max<int64_t>(ts - open.ts, 0) - open.nested_ns;
-  Candidate& c = it->second;
+  const int64_t ns = std::max<int64_t>(std::max<int64_t>(ts - open.ts, 0) - open.nested_ns, 0);
+  Candidate& c = *open.candidate;
   c.launches_inside += launches;
   c.calls_inside += calls;
-  c.inside_ns += std::max<int64_t>(ns, 0);
+  c.inside_ns += ns;
   c.last_end = std::max(c.last_end, ts);
   if (outer != nullptr) {
     outer->nested_launches += launches;
     outer->nested_calls += calls;
-    outer->nested_ns += std::max<int64_t>(ns, 0);
+    outer->nested_ns += ns;
   }
 }
 
@@ -70,12 +62,12 @@ void SegmentStats::ObserveNvtx(const trace::Event& ev) {
     case EventType::kPush: {
       // Every instance counts, nested in itself or not: when pops are lost (dropped events) an
       // iteration range looks nested in its stale predecessor, and must still be counted.
-      std::vector<Open>& stack = stacks_[StackKey(ev.tid, ev.domain)];
+      std::vector<Open>& stack = StackOf(ev.tid, ev.domain);
       Candidate& c = ranges_[Key{ev.tid, ev.domain, ev.name}];
       if (c.count++ == 0)
         c.first_ts = ev.ts;
       c.min_depth = std::min(c.min_depth, tc.depth);
-      stack.push_back(Opening(tc, ev.name, ev.ts));
+      stack.push_back(Opening(tc, ev.name, &c, ev.ts));
       ++tc.depth;
       if (stack.size() > kMaxDepth) {  // bounded under lost pops
         stack.erase(stack.begin());
@@ -84,15 +76,14 @@ void SegmentStats::ObserveNvtx(const trace::Event& ev) {
       break;
     }
     case EventType::kPop: {
-      auto it = stacks_.find(StackKey(ev.tid, ev.domain));
-      if (it != stacks_.end() && !it->second.empty()) {
-        std::vector<Open>& stack = it->second;
+      std::vector<Open>& stack = StackOf(ev.tid, ev.domain);
+      if (!stack.empty()) {
         Open* outer = nullptr;
         for (size_t i = stack.size() - 1; i-- > 0 && outer == nullptr;) {
           if (stack[i].name == stack.back().name)
             outer = &stack[i];
         }
-        Close(Key{ev.tid, ev.domain, stack.back().name}, stack.back(), tc, ev.ts, outer);
+        Close(stack.back(), tc, ev.ts, outer);
         stack.pop_back();
         tc.depth = std::max(tc.depth - 1, 0);
       }
@@ -104,7 +95,7 @@ void SegmentStats::ObserveNvtx(const trace::Event& ev) {
       if (c.count++ == 0)
         c.first_ts = ev.ts;
       c.min_depth = std::min(c.min_depth, tc.depth);
-      started_[ev.addr] = Started{key, Opening(tc, ev.name, ev.ts)};
+      started_[ev.addr] = Started{key, Opening(tc, ev.name, &c, ev.ts)};
       ++tc.depth;
       break;
     }
@@ -114,7 +105,7 @@ void SegmentStats::ObserveNvtx(const trace::Event& ev) {
       if (it != started_.end()) {
         auto owner = threads_.find(it->second.key.tid);
         if (owner != threads_.end()) {
-          Close(it->second.key, it->second.open, owner->second, ev.ts, nullptr);
+          Close(it->second.open, owner->second, ev.ts, nullptr);
           owner->second.depth = std::max(owner->second.depth - 1, 0);
         }
         started_.erase(it);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "trace/event_kinds.h"
 #include "trace/reader.h"
 
@@ -25,10 +26,17 @@ class SegmentStats {
   // Every event of the trace, in read order. Per event: a type test and, for CUDA calls, two
   // counter increments on the (cached) thread; NVTX events do a little more.
   void Observe(const trace::Event& ev) {
-    if (ev.type >= format::EventType::kPush && ev.type <= format::EventType::kMark) {
+    const format::EventType t = ev.type;
+    if (t >= format::EventType::kPush && t <= format::EventType::kMark) {
       ObserveNvtx(ev);
-    } else if (ev.tid != 0 && (collect_prefix_ || trace::IsCudaCall(ev.type))) {
+    } else if (ev.tid == 0) {
+      return;
+    } else if (collect_prefix_) {
       ObserveCall(ev);
+    } else if (trace::IsCudaCall(t)) {  // the hot path after the prefix
+      ThreadCounts& tc = Thread(ev.tid);
+      ++tc.cuda_calls;
+      tc.launches += t == format::EventType::kLaunch;
     }
   }
   // After the prefix: launch names (for the launch period) and per-thread event counts are no
@@ -62,8 +70,10 @@ class SegmentStats {
     std::vector<uint32_t> launch_names;  // the first kMaxLaunchPrefix, in the prefix only
   };
 
-  const absl::flat_hash_map<Key, Candidate>& ranges() const { return ranges_; }
-  const absl::flat_hash_map<Key, Candidate>& marks() const { return marks_; }
+  // Node maps: an open instance keeps a pointer to its candidate.
+  using CandidateMap = absl::node_hash_map<Key, Candidate>;
+  const CandidateMap& ranges() const { return ranges_; }
+  const CandidateMap& marks() const { return marks_; }
   const absl::flat_hash_map<uint32_t, ThreadCounts>& threads() const { return threads_; }
   bool MatchesUser(uint32_t name_id) const;
   const std::string& user_name() const { return user_name_; }
@@ -82,6 +92,7 @@ class SegmentStats {
  private:
   struct Open {
     uint32_t name;
+    Candidate* candidate;
     int64_t ts;
     uint64_t launches_at, calls_at;  // the thread's counters when it opened
     // Already counted by closed instances of the same range nested inside this one.
@@ -101,19 +112,29 @@ class SegmentStats {
   }
   void ObserveCall(const trace::Event& ev);
   void ObserveNvtx(const trace::Event& ev);
-  static Open Opening(const ThreadCounts& tc, uint32_t name, int64_t ts) {
-    return {name, ts, tc.launches, tc.cuda_calls};
+  static Open Opening(const ThreadCounts& tc, uint32_t name, Candidate* c, int64_t ts) {
+    return {name, c, ts, tc.launches, tc.cuda_calls};
   }
   // Counts a closing instance; `outer` is the nearest open instance of the same range that
   // encloses it (nullptr when none), which will not count it again.
-  void Close(const Key& key, const Open& open, const ThreadCounts& tc, int64_t ts, Open* outer);
+  static void Close(const Open& open, const ThreadCounts& tc, int64_t ts, Open* outer);
+  std::vector<Open>& StackOf(uint32_t tid, uint32_t domain) {
+    const uint64_t key = (uint64_t{tid} << 32) | domain;
+    if (key != last_stack_key_ || last_stack_ == nullptr) {
+      last_stack_ = &stacks_[key];  // a node map: the pointer stays valid
+      last_stack_key_ = key;
+    }
+    return *last_stack_;
+  }
 
   const trace::TraceReader* reader_;
   std::string user_name_;
   mutable std::vector<int8_t> user_match_;  // by string id: −1 unknown, 0 no, 1 yes
-  absl::flat_hash_map<Key, Candidate> ranges_, marks_;
-  absl::flat_hash_map<uint64_t, std::vector<Open>> stacks_;  // (tid, domain) → push stack
-  absl::flat_hash_map<uint64_t, Started> started_;           // start/end id → open instance
+  CandidateMap ranges_, marks_;
+  absl::node_hash_map<uint64_t, std::vector<Open>> stacks_;  // (tid, domain) → push stack
+  uint64_t last_stack_key_ = ~uint64_t{0};
+  std::vector<Open>* last_stack_ = nullptr;
+  absl::flat_hash_map<uint64_t, Started> started_;  // start/end id → open instance
   absl::flat_hash_map<uint32_t, ThreadCounts> threads_;
   uint32_t last_tid_ = 0;
   ThreadCounts* last_thread_ = nullptr;

@@ -159,15 +159,19 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     case EventType::kPush:
       OnPush(ev, slot);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kPop:
       OnPop(ev);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kRangeEnd:
       OnRangeEnd(ev);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kGauge:
       OnGauge(ev, slot);
@@ -209,23 +213,24 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   }
   if (thread != nullptr && trace::IsCudaCall(ev.type))
     ++thread->cuda_calls;
-  if (boundary_tid_ != 0 && (ev.tid == boundary_tid_ || ev.type == EventType::kRangeEnd))
-    NoteBoundary(ev);
-}
-
-void Aggregator::NoteBoundary(const Event& ev) {
-  const uint32_t sig = Signature(Thread(boundary_tid_));
-  if (sig != boundary_sig_) {
-    // A start/end range of the boundary thread may end on another thread, whose timestamps can
-    // trail the boundary thread's: keep the changes in time order.
-    boundary_change_ts_ = std::max(boundary_change_ts_, ev.ts);
-    timeline_.Change(boundary_change_ts_, sig);
-    boundary_sig_ = sig;
-  }
-  if (ev.tid == boundary_tid_) {
+  if (ev.tid == boundary_tid_ && ev.tid != 0) {
     timeline_.Advance(ev.ts);
     if (!borrowed_.empty())
       SettleBorrowed(false);
+  }
+}
+
+void Aggregator::NoteBoundaryRanges(const Event& ev) {
+  // Only NVTX range events change a thread's open ranges (a start/end range of the boundary
+  // thread may end on another thread).
+  if (boundary_tid_ == 0 || (ev.tid != boundary_tid_ && ev.type != EventType::kRangeEnd))
+    return;
+  const uint32_t sig = Signature(Thread(boundary_tid_));
+  if (sig != boundary_sig_) {
+    // That other thread's timestamps can trail the boundary thread's: keep changes in order.
+    boundary_change_ts_ = std::max(boundary_change_ts_, ev.ts);
+    timeline_.Change(boundary_change_ts_, sig);
+    boundary_sig_ = sig;
   }
 }
 

@@ -139,9 +139,8 @@ class Aggregator {
   void Borrow(const Borrowed& b);
   void Settle(const Borrowed& b, uint32_t sig);
   void SettleBorrowed(bool all);
-  // After an event that may change the boundary thread's open ranges or show it has been read
-  // further.
-  void NoteBoundary(const trace::Event& ev);
+  // After an NVTX range event: records a change of the boundary thread's open ranges.
+  void NoteBoundaryRanges(const trace::Event& ev);
   void OnSample(const trace::Event& ev, uint32_t slot);
   void OnIdentity(const trace::Event& ev);
   // memory.cpp

@@ -12,12 +12,11 @@ void RangeTimeline::Change(int64_t ts, uint32_t sig) {
   } else {
     changes_.emplace_back(ts, sig);
   }
-  if (changes_.size() > kKeep) {
-    before_ = changes_.front().second;
-    changes_.pop_front();
+  if (changes_.size() >= 2 * kKeep) {
+    before_ = changes_[kKeep - 1].second;
+    changes_.erase(changes_.begin(), changes_.begin() + kKeep);
     cached_ = 0;
   }
-  Advance(ts);
 }
 
 uint32_t RangeTimeline::At(int64_t ts) const {

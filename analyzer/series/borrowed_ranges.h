@@ -14,17 +14,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <utility>
+#include <vector>
 
 namespace cuclimb::analysis {
 
 class RangeTimeline {
  public:
   // The iteration thread's signature became `sig` at ts (timestamps of one thread never go
-  // back). Keeps the latest kKeep changes: a helper's batch trails by far fewer.
+  // back). Keeps at least the latest kKeep changes: a helper's batch trails by far fewer.
   void Change(int64_t ts, uint32_t sig);
-  // The iteration thread has been read up to ts.
+  // The iteration thread has been read up to ts (Change() does not say so: a start/end range
+  // of the iteration thread may end on another thread).
   void Advance(int64_t ts) {
     if (ts > horizon_)
       horizon_ = ts;
@@ -39,7 +40,8 @@ class RangeTimeline {
   static constexpr size_t kKeep = 1u << 16;
 
  private:
-  std::deque<std::pair<int64_t, uint32_t>> changes_;  // (ts, signature), ts ascending
+  // (ts, signature), ts ascending; the oldest kKeep are dropped at once when there are 2 kKeep.
+  std::vector<std::pair<int64_t, uint32_t>> changes_;
   int64_t horizon_ = INT64_MIN;
   uint32_t before_ = 0;        // in effect before changes_.front() (older changes are dropped)
   mutable size_t cached_ = 0;  // index of the last lookup: helpers' events come in time order
