@@ -263,14 +263,8 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
   for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
   while (n > 0) {
     const SignatureNode& node = sigs_[chain[--n]];
-    if (b.kind == BorrowKind::kApi) {
-      SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
-      SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
-    } else {
-      SlotAdd(a_.ranges[node.range].sync_ns, node.slot, b.ns);
-      SlotAdd(Part(a_.range_syncs, range_sync_index_, node.range, b.dense, b.name), node.slot,
-              b.ns);
-    }
+    SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
+    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
   }
 }
 
@@ -312,17 +306,14 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   SlotAdd(a_.syncs[i].ns, slot, dur);
   if (ev.tid == 0 || dur == 0)
     return;
-  ThreadState& t = Thread(ev.tid);
-  const bool helper = Helper(ev.tid, t);
-  if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
+  // Waits count only on their own thread: a helper waiting for its own stream (a loader's copy)
+  // while the iteration thread works would read as the iteration thread's wait.
+  if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, r, i, ev.api), slot, dur);
   }
-  if (helper) {
-    Borrow({ev.ts, dur, i, ev.api, BorrowKind::kSync});
-    return;
-  }
+  ThreadState& t = Thread(ev.tid);
   for (const OpenRange& o : t.open) {
     if (o.dup)
       continue;
@@ -475,7 +466,7 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   uint32_t kslot = slot;
   PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
   if (launch != nullptr) {
-    kslot = launch->slot;  // GPU time belongs to the iteration that launched the kernel
+    kslot = launch->slot;             // GPU time belongs to the iteration that launched the kernel
     if (launch->sig == kUnsettled) {  // a helper's launch whose ranges were not known yet
       Borrow({launch->ts, static_cast<double>(std::max<int64_t>(ev.dur, 0)), k, ev.name,
               BorrowKind::kKernel});

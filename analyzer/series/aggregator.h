@@ -124,8 +124,8 @@ class Aggregator {
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   // Helper threads' work (series/borrowed_ranges.h).
   static constexpr uint32_t kUnsettled = ~0u;
-  static constexpr size_t kMaxBorrowed = 1u << 20;  // parked work; beyond, settled as known
-  enum class BorrowKind : uint8_t { kApi, kSync, kKernel };
+  static constexpr size_t kMaxBorrowed = 1u << 20;    // parked work; beyond, settled as known
+  enum class BorrowKind : uint8_t { kApi, kKernel };  // API time, or a kernel's GPU time
   struct Borrowed {
     int64_t ts;
     double ns;

@@ -148,7 +148,13 @@ TEST(Threads, ALoaderOutsideAnyRangeCountsForTheRangeOpenOnTheIterationThread) {
     format::Event between = inside;
     between.ts = t + 700;  // after "iteration" ended: no range open
     between.dur = 7;
+    format::Event wait = format::MakeEvent(format::EventType::kSync);
+    wait.tid = 2;
+    wait.ts = t + 150;  // the loader waits for its own copy: not the main thread's wait
+    wait.dur = 90;
+    wait.api = b.Str("cuStreamSynchronize");
     loader.push_back(inside);
+    loader.push_back(wait);
     loader.push_back(between);
     for (const format::Event& e : loader) b.AddEvent(e);
     loader.clear();
@@ -173,6 +179,8 @@ TEST(Threads, ALoaderOutsideAnyRangeCountsForTheRangeOpenOnTheIterationThread) {
   const Component* copy = Part(step->decomposition.by_api, "cuMemcpyHtoDAsync_v2");
   ASSERT_NE(copy, nullptr) << Text(*report);
   EXPECT_NEAR(Sum(copy->ms), 12 * 40e-6, 1e-12);  // the copies inside "step" only
+  EXPECT_EQ(Part(step->decomposition.by_sync, "cuStreamSynchronize"), nullptr);
+  EXPECT_EQ(Sum(step->decomposition.sync.ms), 0);
   const Component* it_copy = Part(it->decomposition.by_api, "cuMemcpyHtoDAsync_v2");
   ASSERT_NE(it_copy, nullptr);
   EXPECT_NEAR(Sum(it_copy->ms), 12 * 40e-6, 1e-12);  // between iterations: no range
