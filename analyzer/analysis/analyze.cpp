@@ -199,19 +199,22 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     report.ranks.push_back(std::move(*rank));
   }
   MergeRanks(options, &report);
+  // The verdict: a range that sets it, across ranks or in one. The cause: with one trace, the
+  // rank's (the strongest of its ranges'); with several, the first merged range that sets the
+  // verdict (it speaks for the rank that carries the climb), else a rank's, else machine drift.
   bool climbing = false;
   for (const RangeReport& r : report.ranges) {
-    if (r.sets_verdict && !climbing) {
+    if (r.sets_verdict && !climbing && count > 1) {
       report.cause = r.cause;
       report.cause.range = r.name;
     }
     climbing |= r.sets_verdict;
   }
   for (const RankReport& r : report.ranks) {
-    if (r.climbing && !climbing)
+    if (count == 1 || (r.climbing && !climbing) ||
+        (report.cause.kind.empty() && !r.cause.kind.empty())) {
       report.cause = r.cause;
-    if (report.cause.kind.empty() && !r.cause.kind.empty())
-      report.cause = r.cause;  // "machine" on a flat run
+    }
     climbing |= r.climbing;
     report.partial |= r.trace.partial;
     for (const std::string& n : r.notes) {

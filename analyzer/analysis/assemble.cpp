@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/causes.h"
 #include "interposer/format/trace_format.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 namespace internal {
@@ -29,6 +30,7 @@ TrendOptions Context::Options(double resolution, int64_t warmup) const {
   o.warmup = warmup == -2 ? th.warmup : warmup;
   o.resolution = resolution;
   o.max_points = 256;
+  o.max_warmup_share = th.max_warmup_share;
   return o;
 }
 
@@ -349,6 +351,7 @@ void Ranges(Context& ctx, RankReport* report) {
     r.trend = ctx.TrendOf(r.total_ms, 0);
     r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
     const int64_t w = r.trend.warmup;
+    r.climb_start_iteration = r.climbing ? GrowthOnset(r.total_ms, w) : w;
     Decomposition& d = r.decomposition;
     const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6),
                  sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
@@ -413,8 +416,11 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     KernelRow& row = ranked[k].first;
     ranked[k].second = k;
     row.name = ctx.KernelName(a.kernel_names[k]);
-    for (double v : ks.launches) row.launches += static_cast<uint64_t>(v);
-    for (double v : ks.executions) row.executions += static_cast<uint64_t>(v);
+    double launches = 0, executions = 0;  // as double: hostile counts overflow uint64
+    for (double v : ks.launches) launches += v;
+    for (double v : ks.executions) executions += v;
+    row.launches = util::SaturatingUInt64(launches);
+    row.executions = util::SaturatingUInt64(executions);
     for (double v : ks.gpu_ns) row.gpu_ms += v * 1e-6;
   }
   std::sort(ranked.begin(), ranked.end(),
@@ -461,7 +467,9 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     for (size_t i = 0; i < series.size(); ++i) {
       ApiRow row;
       row.name = ctx.ApiName(names[i]);
-      for (double v : series[i].calls) row.calls += static_cast<uint64_t>(v);
+      double calls = 0;
+      for (double v : series[i].calls) calls += v;
+      row.calls = util::SaturatingUInt64(calls);
       for (double v : series[i].ns) row.ms += v * 1e-6;
       row.calls_per_iter = ctx.fold.Sum(series[i].calls);
       row.ms_per_iter = Scale(ctx.fold.Sum(series[i].ns), 1e-6);

@@ -96,19 +96,22 @@ std::string Evidence(const Accumulator& a) {
                           : region ? "unregistered"
                                    : "freed");
   }
-  if (!a.explains.empty()) {
-    absl::StrAppend(&s, "; explains ");
-    for (size_t i = 0; i < a.explanations.size(); ++i) {
-      const Explanation& x = a.explanations[i];
-      if (x.verdict != "explains")
-        continue;
-      absl::StrAppendFormat(&s, "%s%s (%.0f%%)", s.back() == ' ' ? "" : ", ", x.range,
-                            100 * x.share);
-    }
-  } else {
+  for (const char* verdict : {kExplains, kLikelyCause}) {
+    bool first = true;
     for (const Explanation& x : a.explanations) {
-      if (x.verdict == "correlated_only") {
-        absl::StrAppend(&s, "; rises with ", x.range, " but does not explain it");
+      if (x.verdict != verdict)
+        continue;
+      absl::StrAppendFormat(
+          &s, "%s%s (%.0f%%)",
+          first ? (verdict == kExplains ? "; explains " : "; likely cause of ") : ", ", x.range,
+          100 * x.share);
+      first = false;
+    }
+  }
+  if (a.explains.empty() && a.likely_cause_of.empty()) {
+    for (const Explanation& x : a.explanations) {
+      if (x.verdict == kCorrelatedOnly) {
+        absl::StrAppend(&s, "; rises with ", x.range, " but is not its cause");
         break;
       }
     }
@@ -132,9 +135,23 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     if (!IsAccumulator(acc.kind, acc.values, acc.trend, ctx.th, &why))
       return;
     acc.id = absl::StrCat(acc.kind, ":", acc.key);
+    // Growth that starts after the warm-up is dated from its onset, and its rate is measured
+    // from there (a leak that begins at iteration 300 leaks at its own rate, not at the average
+    // over the run).
+    const double resolution = acc.unit == "handles" || acc.unit == "samples" ? 0.5 : 1.0;
+    acc.growth_start_iteration = GrowthOnset(acc.values, acc.trend.warmup);
     acc.growth_per_iter = acc.trend.slope_per_iter;
     acc.p_value = acc.trend.p_value;
-    acc.growth_start_iteration = acc.trend.warmup;
+    if (acc.growth_start_iteration > acc.trend.warmup) {
+      const Trend from_onset =
+          ComputeTrend(acc.values, ctx.Options(resolution, acc.growth_start_iteration));
+      if (from_onset.tested && from_onset.rising) {
+        acc.growth_per_iter = from_onset.slope_per_iter;
+        acc.p_value = from_onset.p_value;
+      } else {
+        acc.growth_start_iteration = acc.trend.warmup;
+      }
+    }
     if (!acc.bytes.empty()) {
       acc.bytes_per_iter =
           ComputeTrend(acc.bytes, ctx.Options(1.0, acc.trend.warmup)).slope_per_iter;
@@ -452,11 +469,17 @@ void BuildCandidates(Context& ctx, RankReport* report) {
   }
 
   // Attribution to climbing ranges, ranking, evidence.
-  for (Accumulator& acc : accepted) {
-    for (RangeReport& r : report->ranges) {
-      if (!r.climbing)
-        continue;
-      Explanation e = Explain(r, acc, ctx.th);
+  std::vector<const Accumulator*> candidates;
+  for (const Accumulator& acc : accepted) candidates.push_back(&acc);
+  for (RangeReport& r : report->ranges) {
+    if (!r.climbing)
+      continue;
+    std::vector<Explanation> explanations;
+    for (const Accumulator* acc : candidates) explanations.push_back(Measure(r, *acc, ctx.th));
+    GradeRange(r, candidates, &explanations);
+    for (size_t i = 0; i < accepted.size(); ++i) {
+      Accumulator& acc = accepted[i];
+      Explanation& e = explanations[i];
       if (e.verdict == kExplains) {
         acc.explains.push_back(r.name);
         r.explained_by.push_back(acc.id);

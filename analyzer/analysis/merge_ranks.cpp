@@ -207,6 +207,7 @@ void MergeRanks(const AnalyzeOptions& options, Report* report) {
   to.min_iterations = options.thresholds.min_iterations;
   to.warmup = options.thresholds.warmup;
   to.max_points = 256;
+  to.max_warmup_share = options.thresholds.max_warmup_share;
   std::vector<internal::RankGpuTime> gpu;
   for (const RankReport& r : ranks) gpu.push_back(internal::GpuTimeOf(r));
   for (const auto& [name, list] : by_name) {

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <cstdlib>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "detect/accumulator_kind.h"
 #include "detect/stats.h"
 
 namespace cuclimb::analysis {
@@ -15,7 +17,16 @@ namespace {
 
 constexpr double kUnrelatedR = 0.3;
 constexpr double kHostSideMin = 0.5;
+constexpr double kCallsMin = 0.25;        // share of the growth inside the family's calls
+constexpr double kOnsetTolerance = 0.05;  // of the window, at least kOnsetMinTolerance
+constexpr int64_t kOnsetMinTolerance = 3;
+constexpr double kMidRun = 0.1;  // an onset beyond this share of the window is informative
 constexpr int kMaxLag = 3;
+constexpr size_t kRBin = 8;  // iterations per bin for r
+constexpr double kEvenRatio = 0.5;       // host and call growth within 2x of each other
+constexpr double kEvenCallsShare = 0.1;  // of the range's time, inside CUDA calls
+// Above this many iterations the pair is binned into means (cost, not robustness).
+constexpr size_t kMaxPoints = 4096;
 
 double RobustChange(absl::Span<const double> v) {
   const size_t n = v.size();
@@ -41,6 +52,54 @@ double ResidualSd(absl::Span<const double> t, absl::Span<const double> v,
   return v.size() > 2 ? std::sqrt(ss / static_cast<double>(v.size() - 2)) : 0;
 }
 
+const AccumulatorKindInfo* KindInfo(const std::string& kind) {
+  const auto k = AccumulatorKindNamed(kind);
+  return k ? &Info(*k) : nullptr;
+}
+
+// Growth of the range inside calls of the candidate's API family (0 for kinds without one).
+double FamilyCallsDelta(const AccumulatorKindInfo* info, const Decomposition& d) {
+  if (info == nullptr || info->apis.front().empty())
+    return 0;
+  double delta = 0;
+  for (const auto* parts : {&d.by_api, &d.by_sync}) {
+    for (const Component& c : *parts) {
+      if (InApiFamily(*info, c.name))
+        delta += std::max(0.0, c.delta_ms);
+    }
+  }
+  return delta;
+}
+
+struct Onsets {
+  int64_t candidate = 0, range = 0, tolerance = 0;
+  bool informative = false, aligned = false;
+};
+
+Onsets OnsetsOf(const RangeReport& range, const Accumulator& c, int64_t from, int64_t n) {
+  Onsets o;
+  const int64_t window = std::max<int64_t>(n - from, 1);
+  o.candidate = std::max(c.growth_start_iteration, from);
+  o.range = std::max(range.climb_start_iteration, from);
+  o.tolerance = std::max<int64_t>(kOnsetMinTolerance, std::llround(kOnsetTolerance * window));
+  const int64_t mid = std::max<int64_t>(5, std::llround(kMidRun * window));
+  o.informative = o.candidate - from > mid || o.range - from > mid;
+  o.aligned = std::llabs(o.candidate - o.range) <= o.tolerance;
+  return o;
+}
+
+std::string Where(const Explanation& e, const Decomposition& d, const AccumulatorKindInfo* info) {
+  if (e.mechanism == "calls") {
+    return absl::StrFormat("the range's extra time sits in %s calls (%.0f%% of its growth)",
+                           info != nullptr ? info->name : "its",
+                           100 * FamilyCallsDelta(info, d) / std::max(d.wall.delta_ms, 1e-12));
+  }
+  return absl::StrFormat(
+      "the range's extra time sits in host code next to the calls that make it (%.0f%% of the "
+      "growth is host-side)",
+      100 * HostSideShare(d));
+}
+
 }  // namespace
 
 double HostSideShare(const Decomposition& d) {
@@ -52,55 +111,64 @@ double HostSideShare(const Decomposition& d) {
 }
 
 bool HasPath(const std::string& kind, const Decomposition& d) {
-  if (kind == "nvtx_regions" || kind == "host_function")
+  const AccumulatorKindInfo* info = KindInfo(kind);
+  if (info == nullptr || info->apis.front().empty())
     return true;
-  auto any = [&](const std::function<bool(const std::string&)>& pred) {
-    for (const auto* parts : {&d.by_api, &d.by_sync}) {
-      for (const Component& c : *parts) {
-        if (pred(c.name))
-          return true;
-      }
+  for (const auto* parts : {&d.by_api, &d.by_sync}) {
+    for (const Component& c : *parts) {
+      if (InApiFamily(*info, c.name))
+        return true;
     }
-    return false;
-  };
-  auto has = [](const std::string& s, const char* what) {
-    return s.find(what) != std::string::npos;
-  };
-  if (kind == "events")
-    return any([&](const std::string& n) { return has(n, "Event"); });
-  if (kind == "streams") {
-    return any([&](const std::string& n) { return has(n, "Stream") || has(n, "Launch"); });
   }
-  if (kind == "modules") {
-    return any([&](const std::string& n) {
-      return has(n, "Launch") || has(n, "Module") || has(n, "Library");
-    });
-  }
-  if (kind == "graphs")
-    return any([&](const std::string& n) { return has(n, "Graph"); });
-  // Memory kinds and pools: allocation, free, mapping or pool calls.
-  return any([&](const std::string& n) {
-    return has(n, "Alloc") || has(n, "Free") || has(n, "Malloc") || has(n, "MemMap") ||
-           has(n, "MemCreate") || has(n, "MemPool") || has(n, "HostRegister");
-  });
+  return false;
 }
 
-Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresholds& th) {
+bool ScalesEvenly(const Decomposition& d) {
+  const Trend &host = d.host.trend, &api = d.api.trend;
+  if (!host.tested || !api.tested || host.change_pct <= 0 ||
+      api.first < kEvenCallsShare * d.wall.trend.first)
+    return false;
+  return api.change_pct >= kEvenRatio * host.change_pct &&
+         host.change_pct >= kEvenRatio * api.change_pct;
+}
+
+Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresholds& th) {
   Explanation e;
   e.range = range.name;
-  e.verdict = "unrelated";
+  e.verdict = kUnrelated;
   const size_t n = std::min(range.total_ms.size(), c.values.size());
   const size_t from = static_cast<size_t>(std::max<int64_t>(range.trend.warmup, c.trend.warmup));
   if (from + static_cast<size_t>(std::max<int64_t>(th.min_iterations, 6)) > n) {
     e.reason = "too few iterations after both warm-ups";
     return e;
   }
-  const absl::Span<const double> y = absl::MakeConstSpan(range.total_ms).subspan(from, n - from);
-  const absl::Span<const double> x = absl::MakeConstSpan(c.values).subspan(from, n - from);
+  // Clipped, so that a few slow iterations (a GC pause, a checkpoint) cannot carry the verdict.
+  std::vector<double> y =
+      stats::ClipOutliers(absl::MakeConstSpan(range.total_ms).subspan(from, n - from));
+  std::vector<double> x =
+      stats::ClipOutliers(absl::MakeConstSpan(c.values).subspan(from, n - from));
   std::vector<double> t(x.size());
   for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<double>(from + i);
+  if (x.size() > kMaxPoints) {
+    std::vector<double> bx, by, bt, unused;
+    stats::BinMeans(x, kMaxPoints, &unused, &bx);
+    stats::BinMeans(y, kMaxPoints, &unused, &by);
+    stats::BinMeans(t, kMaxPoints, &unused, &bt);
+    x = std::move(bx);
+    y = std::move(by);
+    t = std::move(bt);
+  }
   const stats::OlsResult fit = stats::Ols(x, y);
-  e.r = fit.r;
+  // Whether R moves with C at all is judged on means of bins of at least kRBin iterations: a
+  // periodic pattern (an optimizer step every 4th iteration) averages out instead of drowning
+  // the common movement.
+  {
+    const size_t bins = std::max<size_t>(1, x.size() / kRBin);
+    std::vector<double> bx, by, unused;
+    stats::BinMeans(x, bins, &unused, &bx);
+    stats::BinMeans(y, bins, &unused, &by);
+    e.r = bx.size() >= 6 ? stats::Pearson(bx, by) : fit.r;
+  }
   e.r_index = stats::Pearson(x, t);
   const stats::PartialResult partial = stats::PartialCorrelation(y, x, t);
   e.partial_r = partial.r;
@@ -108,7 +176,8 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
   // Lag: the shift k (range trailing candidate) with the highest correlation.
   double best = fit.r;
   for (int k = 1; k <= kMaxLag && static_cast<size_t>(k) + 6 < x.size(); ++k) {
-    const double r = stats::Pearson(x.subspan(0, x.size() - k), y.subspan(k));
+    const double r = stats::Pearson(absl::MakeConstSpan(x).subspan(0, x.size() - k),
+                                    absl::MakeConstSpan(y).subspan(k));
     if (r > best + 1e-9) {
       best = r;
       e.lag = k;
@@ -126,17 +195,28 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
     sd_r = 0;
   const double bt = ct.slope > 0 ? rt.slope / ct.slope : 0;
   e.separation = sd_r > 0 ? std::fabs(bt) * sd_c / sd_r : (sd_c > 0 && bt != 0 ? 1e9 : 0);
+  // Evidence beyond the statistics.
+  const AccumulatorKindInfo* info = KindInfo(c.kind);
+  const Decomposition& d = range.decomposition;
+  if (d.wall.delta_ms > 0 && FamilyCallsDelta(info, d) >= kCallsMin * d.wall.delta_ms)
+    e.mechanism = "calls";
+  else if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d) && !ScalesEvenly(d))
+    e.mechanism = "host";
+  const Onsets on = OnsetsOf(range, c, static_cast<int64_t>(from), static_cast<int64_t>(n));
+  e.onset_aligned = on.informative && on.aligned;
+
   if (e.r < kUnrelatedR) {
     e.reason = absl::StrFormat("the range does not move with it (r = %.2f)", e.r);
     return e;
   }
-  e.verdict = "correlated_only";
+  e.verdict = kCorrelatedOnly;
   if (e.share < th.min_share) {
     e.reason = absl::StrFormat("accounts for only %.0f%% of the range's growth", 100 * e.share);
     return e;
   }
   if (partial.defined && partial.r > 0 && partial.p < th.alpha) {
-    e.verdict = "explains";
+    e.verdict = kExplains;
+    e.grounds.push_back("shape");
     e.reason = absl::StrFormat(
         "the range follows its ups and downs beyond the common trend (partial r = %.2f given the "
         "iteration, p = %.2g)",
@@ -150,28 +230,110 @@ Explanation Explain(const RangeReport& range, const Accumulator& c, const Thresh
         partial.r, partial.p, e.separation);
     return e;
   }
-  const double host = HostSideShare(range.decomposition);
-  if (!HasPath(c.kind, range.decomposition)) {
+  if (on.informative && !on.aligned) {
     e.reason = absl::StrFormat(
-        "both rise in straight lines, but the range makes no calls through which %s could cost "
-        "it time",
-        c.kind);
+        "it starts growing at iteration %d but the range climbs from iteration %d: the climb has "
+        "another start",
+        on.candidate, on.range);
     return e;
   }
-  if (host >= kHostSideMin) {
-    e.verdict = "explains";
-    e.reason = absl::StrFormat(
-        "grows in step with the range (a straight line: statistics alone cannot separate it from "
-        "time), and %.0f%% of the range's growth is host-side (host time and CUDA calls), where "
-        "per-iteration state costs time",
-        100 * host);
-  } else {
-    e.reason = absl::StrFormat(
-        "both rise in straight lines, but only %.0f%% of the range's growth is host-side; the "
-        "rest is synchronization wait or GPU time, which this state does not cause",
-        100 * host);
+  if (e.mechanism.empty()) {
+    if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d)) {
+      e.reason = absl::StrFormat(
+          "both rise in straight lines, but the range's host code and its CUDA calls grew by the "
+          "same proportion (%+.0f%% and %+.0f%%), as when the machine slows down, not as when "
+          "state costs host time next to some calls",
+          d.host.trend.change_pct, d.api.trend.change_pct);
+    } else if (!HasPath(c.kind, d)) {
+      e.reason = absl::StrFormat(
+          "both rise in straight lines, but the range makes no calls through which %s could cost "
+          "it time",
+          c.kind);
+    } else {
+      e.reason = absl::StrFormat(
+          "both rise in straight lines, but only %.0f%% of the range's growth is host-side; the "
+          "rest is synchronization wait or GPU time, which this state does not cause",
+          100 * HostSideShare(d));
+    }
+    return e;
   }
+  e.verdict.clear();  // a straight line with a mechanism: GradeRange decides
   return e;
+}
+
+void GradeRange(const RangeReport& range, const std::vector<const Accumulator*>& candidates,
+                std::vector<Explanation>* explanations) {
+  // Rivals: candidates that rise with the range, could account for its growth and are not
+  // ruled out by its shape, its onset or the lack of a way to cost the range time.
+  int states = 0, hosts = 0;
+  auto rival = [](const Explanation& e) { return e.verdict.empty() || e.verdict == kExplains; };
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Explanation& e = (*explanations)[i];
+    if (!rival(e))
+      continue;
+    const AccumulatorKindInfo* info = KindInfo(candidates[i]->kind);
+    if (info != nullptr && info->is_state)
+      ++states;
+    else if (info != nullptr && info->kind == AccumulatorKind::kHostFunction)
+      ++hosts;
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Explanation& e = (*explanations)[i];
+    const Accumulator& c = *candidates[i];
+    const AccumulatorKindInfo* info = KindInfo(c.kind);
+    if (rival(e)) {
+      if (info != nullptr && info->kind == AccumulatorKind::kHostFunction)
+        e.unique = hosts == 1;
+      else if (info != nullptr && info->is_state)
+        e.unique = states == 1;
+      else
+        e.unique = states == 0;  // pool reserve follows the allocations in it
+    }
+    // Grounds in a fixed order; the shape verdict keeps the other evidence as support.
+    const bool shape = e.verdict == kExplains;
+    e.grounds.clear();
+    if (shape)
+      e.grounds.push_back("shape");
+    if (e.onset_aligned)
+      e.grounds.push_back("onset");
+    if (e.unique)
+      e.grounds.push_back("unique");
+    if (!e.mechanism.empty())
+      e.grounds.push_back("mechanism");
+    if (e.dose)
+      e.grounds.push_back("dose");
+    if (!e.verdict.empty())
+      continue;
+    const std::string where = Where(e, range.decomposition, info);
+    if (e.onset_aligned || e.dose) {
+      e.verdict = kExplains;
+      e.reason = absl::StrCat(
+          e.onset_aligned
+              ? absl::StrFormat("its growth and the range's climb start together (iteration %d)",
+                                std::max(c.growth_start_iteration, range.climb_start_iteration))
+              : "ranks where it grows faster climb faster",
+          ", and ", where);
+    } else if (e.unique || e.mechanism == "calls") {
+      e.verdict = kLikelyCause;
+      e.reason = absl::StrCat(
+          e.unique ? "the only state that grows with the range, and "
+                   : "one of several states that grow with the range, but ",
+          where, "; both rise in straight lines, so statistics alone cannot separate it from time");
+    } else {
+      e.verdict = kCorrelatedOnly;
+      e.reason = absl::StrFormat(
+          "one of %d states that rise in straight lines with the range and nothing tells them "
+          "apart: %s, but not in its own calls",
+          info != nullptr && info->kind == AccumulatorKind::kHostFunction ? hosts : states, where);
+    }
+  }
+}
+
+Explanation Explain(const RangeReport& range, const Accumulator& candidate,
+                    const Thresholds& thresholds) {
+  std::vector<Explanation> e{Measure(range, candidate, thresholds)};
+  GradeRange(range, {&candidate}, &e);
+  return e[0];
 }
 
 }  // namespace cuclimb::analysis

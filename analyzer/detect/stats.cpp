@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cuclimb::analysis::stats {
 namespace {
@@ -39,6 +40,48 @@ double Mad(absl::Span<const double> v) {
   dev.reserve(v.size());
   for (double x : v) dev.push_back(std::fabs(x - m));
   return SelectMedian(dev);
+}
+
+double Quantile(absl::Span<const double> v, double q) {
+  if (v.empty())
+    return 0;
+  std::vector<double> sorted(v.begin(), v.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::vector<double> ClipOutliers(absl::Span<const double> y) {
+  constexpr size_t kWindow = 9;
+  constexpr double kLocalSigmas = 5;
+  std::vector<double> out(y.begin(), y.end());
+  const size_t n = y.size();
+  if (n < kWindow)
+    return out;
+  std::vector<double> local(n), spread(n), resid(n), window;
+  for (size_t i = 0; i < n; ++i) {
+    // Centred windows, shifted inwards at the ends.
+    const size_t lo = std::min(i >= kWindow / 2 ? i - kWindow / 2 : 0, n - kWindow);
+    window.assign(y.begin() + static_cast<std::ptrdiff_t>(lo),
+                  y.begin() + static_cast<std::ptrdiff_t>(lo + kWindow));
+    local[i] = SelectMedian(window);
+    for (double& v : window) v = std::fabs(v - local[i]);
+    spread[i] = 1.4826 * SelectMedian(window);
+    resid[i] = y[i] - local[i];
+  }
+  const double q10 = Quantile(resid, 0.10), q90 = Quantile(resid, 0.90);
+  const double lo = q10 - 3 * (q90 - q10), hi = q90 + 3 * (q90 - q10);
+  for (size_t i = 0; i < n; ++i) {
+    // An outlier lies beyond both the global bounds and its window's own spread (a point beside
+    // a step, or the end of a line, differs from its window's median without being one). It is
+    // replaced by that median; every other point is kept as it is.
+    const double local_bound = kLocalSigmas * spread[i];
+    if (resid[i] > std::max(hi, local_bound) || resid[i] < std::min(lo, -local_bound))
+      out[i] = local[i];
+  }
+  return out;
 }
 
 Line TheilSen(absl::Span<const double> x, absl::Span<const double> y) {
@@ -155,6 +198,80 @@ PartialResult PartialCorrelation(absl::Span<const double> x, absl::Span<const do
   const double fz = std::atanh(out.r) * std::sqrt(static_cast<double>(n) - 4);
   out.p = NormalTwoSidedP(fz);
   return out;
+}
+
+HingeFit BestHinge(absl::Span<const double> x, absl::Span<const double> y, double max_knee_share) {
+  HingeFit best;
+  const size_t m = std::min(x.size(), y.size());
+  best.knee = std::nan("");
+  if (m < 3)
+    return best;
+  // Least squares of y on (1, max(0, x − k)).
+  auto fit = [&](double k, double* slope) {
+    double s1 = 0, sh = 0, shh = 0, sv = 0, shv = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const double h = std::max(0.0, x[i] - k);
+      s1 += 1;
+      sh += h;
+      shh += h * h;
+      sv += y[i];
+      shv += h * y[i];
+    }
+    const double det = s1 * shh - sh * sh;
+    if (det <= 1e-12 * s1 * shh || det <= 0) {
+      *slope = 0;
+      return std::numeric_limits<double>::infinity();
+    }
+    const double b = (s1 * shv - sh * sv) / det;
+    const double a = (sv - b * sh) / s1;
+    double sse = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const double r = y[i] - a - b * std::max(0.0, x[i] - k);
+      sse += r * r;
+    }
+    *slope = b;
+    return sse;
+  };
+  best.line_sse = fit(x[0] - 1, &best.slope);
+  best.sse = best.line_sse;
+  for (size_t j = 1; j < m && static_cast<double>(j) < max_knee_share * static_cast<double>(m);
+       ++j) {
+    double slope = 0;
+    const double sse = fit(x[j], &slope);
+    if (slope > 0 && sse < best.sse) {
+      best.sse = sse;
+      best.slope = slope;
+      best.knee = x[j];
+    }
+  }
+  return best;
+}
+
+StepFit BestStep(absl::Span<const double> y) {
+  StepFit best;
+  const size_t n = y.size();
+  if (n < 2)
+    return best;
+  double total = 0, total_sq = 0;
+  for (double v : y) {
+    total += v;
+    total_sq += v * v;
+  }
+  best.sse = std::numeric_limits<double>::infinity();
+  double left = 0, left_sq = 0;
+  for (size_t at = 1; at < n; ++at) {
+    left += y[at - 1];
+    left_sq += y[at - 1] * y[at - 1];
+    const double nl = static_cast<double>(at), nr = static_cast<double>(n - at);
+    const double right = total - left, right_sq = total_sq - left_sq;
+    const double sse =
+        std::max(0.0, left_sq - left * left / nl) + std::max(0.0, right_sq - right * right / nr);
+    if (sse < best.sse) {
+      best.sse = sse;
+      best.at = at;
+    }
+  }
+  return best;
 }
 
 void BinMeans(absl::Span<const double> y, size_t bins, std::vector<double>* x_out,

@@ -16,6 +16,8 @@ namespace cuclimb::analysis::stats {
 double Median(absl::Span<const double> v);
 // Median absolute deviation from the median (not scaled).
 double Mad(absl::Span<const double> v);
+// The q-quantile (0 ≤ q ≤ 1) of v, interpolating linearly between order statistics; 0 when empty.
+double Quantile(absl::Span<const double> v, double q);
 
 struct Line {
   double slope = 0;
@@ -57,6 +59,32 @@ struct PartialResult {
 };
 PartialResult PartialCorrelation(absl::Span<const double> x, absl::Span<const double> y,
                                  absl::Span<const double> z);
+
+// y with its outliers replaced: a point whose residual from the median of its 9-point window
+// (centred, shifted inwards at the ends) lies beyond both [Q10 − 3 (Q90 − Q10), Q90 + 3 (Q90 −
+// Q10)] of all residuals and 5 local standard deviations (1.4826 × the window's MAD) becomes
+// that median. A GC pause, a checkpoint or an evaluation every N iterations is replaced;
+// periodic patterns that fill a tenth or more of the points (gradient accumulation) widen the
+// quantiles and stay; steps and bends of the series itself stay.
+std::vector<double> ClipOutliers(absl::Span<const double> y);
+
+// The continuous hinge y = a + b·max(0, x − knee) that fits best by least squares, over knees at
+// x[1..] up to `max_knee_share` of the points; a rising line after the knee (b > 0) only.
+// `line_sse` is the straight line's squared error (the hinge with its knee before x[0]); `knee`
+// is NaN when no hinge with b > 0 beats the line.
+struct HingeFit {
+  double knee = 0, slope = 0, sse = 0, line_sse = 0;
+};
+HingeFit BestHinge(absl::Span<const double> x, absl::Span<const double> y,
+                   double max_knee_share = 0.9);
+
+// The best single step of y: two levels (the means of y[0, at) and y[at, n)) with the least
+// squared error, over 1 ≤ at < n.
+struct StepFit {
+  size_t at = 0;
+  double sse = 0;
+};
+StepFit BestStep(absl::Span<const double> y);
 
 // Splits y (at x = 0..n−1) into `bins` consecutive groups of near-equal size and returns the
 // mean x and mean y of each. With n ≤ bins the points are returned unchanged.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "detect/stats.h"
@@ -11,9 +12,10 @@
 namespace cuclimb::analysis {
 namespace {
 
-constexpr double kOutlierSigmas = 4.0;
+constexpr double kBandSigmas = 3.0;  // the warm-up band beyond the residuals' 5th–95th percentile
 constexpr double kMadToSigma = 1.4826;
 constexpr size_t kTailPoints = 32;
+constexpr double kOnsetGain = 0.7;  // a hinge must leave at most 70 % of a line's squared error
 
 // Theil–Sen over y[lo, hi) with x = absolute index, binned when long.
 stats::Line FitRange(absl::Span<const double> y, size_t lo, size_t hi, size_t max_points) {
@@ -31,28 +33,83 @@ double Scale(absl::Span<const double> y) {
 
 }  // namespace
 
-int64_t AutoWarmup(absl::Span<const double> y, double resolution) {
+WarmupCut FindWarmup(absl::Span<const double> y, double resolution, double max_share) {
+  WarmupCut w;
   const size_t n = y.size();
   if (n < 8)
-    return 0;
+    return w;
   const size_t half = n / 2;
   const stats::Line line = FitRange(y, half, n, 128);
+  auto at = [&](size_t i) { return line.intercept + line.slope * static_cast<double>(i); };
   std::vector<double> resid;
   resid.reserve(n - half);
-  for (size_t i = half; i < n; ++i) resid.push_back(y[i] - (line.intercept + line.slope * i));
+  for (size_t i = half; i < n; ++i) resid.push_back(y[i] - at(i));
   const double sigma = std::max({kMadToSigma * stats::Mad(resid), resolution, 1e-6 * Scale(y)});
   if (sigma <= 0)
-    return 0;
-  // Longest prefix [0, i] with ≥ 50 % outliers, ending at its last outlier.
-  size_t outliers = 0;
-  int64_t cut = 0;
+    return w;
+  const double band_lo = stats::Quantile(resid, 0.05) - kBandSigmas * sigma;
+  const double band_hi = stats::Quantile(resid, 0.95) + kBandSigmas * sigma;
+  // Does the steady state itself rise over the second half, beyond the band?
+  const bool steady_rises = line.slope * static_cast<double>(n - half) > std::max(band_hi, sigma);
+  // Points outside the band, above (+1) or below (−1) the line extended backwards.
+  std::vector<int> side(half, 0);
   for (size_t i = 0; i < half; ++i) {
-    const bool out = std::fabs(y[i] - (line.intercept + line.slope * i)) > kOutlierSigmas * sigma;
-    outliers += out ? 1 : 0;
-    if (out && 2 * outliers >= i + 1)
-      cut = static_cast<int64_t>(i) + 1;
+    const double e = y[i] - at(i);
+    side[i] = e > band_hi ? 1 : (e < band_lo && !steady_rises ? -1 : 0);
   }
-  return cut;
+  // The steady part begins where a stretch of `span` points starts inside the band and stays
+  // mostly (3 in 4) inside; its
+  // level is their median. A warm-up point stands apart from that level on the same side.
+  const size_t span = std::max<size_t>(5, n / 50);
+  size_t steady = half;
+  for (size_t c = 0; c < half; ++c) {
+    if (side[c] != 0)
+      continue;
+    size_t inside = 0;
+    for (size_t i = c; i < c + span; ++i) inside += (i >= half || side[i] == 0) ? 1 : 0;
+    if (4 * inside >= 3 * span) {
+      steady = c;
+      break;
+    }
+  }
+  if (steady == 0)
+    return w;
+  const double level = stats::Median(y.subspan(steady, std::min(span, n - steady)));
+  size_t count = 0;
+  for (size_t i = 0; i < steady; ++i) {
+    const double d = y[i] - level;
+    const bool warm = (side[i] > 0 && d > band_hi) || (side[i] < 0 && d < band_lo);
+    count += warm ? 1 : 0;
+    if (warm && 2 * count >= i + 1)
+      w.wanted = static_cast<int64_t>(i) + 1;
+  }
+  const int64_t cap = static_cast<int64_t>(std::floor(max_share * static_cast<double>(n)));
+  w.cut = std::min(w.wanted, cap);
+  return w;
+}
+
+int64_t AutoWarmup(absl::Span<const double> y, double resolution) {
+  return FindWarmup(y, resolution).cut;
+}
+
+int64_t GrowthOnset(absl::Span<const double> y, int64_t from, size_t max_points) {
+  const int64_t n = static_cast<int64_t>(y.size());
+  if (from < 0 || n - from < 8)
+    return std::max<int64_t>(from, 0);
+  const std::vector<double> clipped = stats::ClipOutliers(y.subspan(static_cast<size_t>(from)));
+  std::vector<double> x, v;
+  stats::BinMeans(clipped, max_points, &x, &v);
+  const size_t m = x.size();
+  const stats::HingeFit hinge = stats::BestHinge(x, v);
+  // A straight line fits to round-off: there is no knee to find.
+  double mean = 0, total = 0;
+  for (double e : v) mean += e / static_cast<double>(m);
+  for (double e : v) total += (e - mean) * (e - mean);
+  if (std::isnan(hinge.knee) || hinge.sse > kOnsetGain * hinge.line_sse ||
+      hinge.line_sse <= 1e-9 * total)
+    return from;
+  const double best_k = hinge.knee;
+  return from + static_cast<int64_t>(std::llround(best_k));
 }
 
 Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
@@ -65,7 +122,9 @@ Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
     t.tested = n >= std::max<int64_t>(options.min_iterations, 3);
     return t;
   }
-  int64_t warmup = options.warmup >= 0 ? options.warmup : AutoWarmup(y, options.resolution);
+  int64_t warmup = options.warmup >= 0
+                       ? options.warmup
+                       : FindWarmup(y, options.resolution, options.max_warmup_share).cut;
   warmup = std::clamp<int64_t>(warmup, 0, n);
   t.warmup = warmup;
   const int64_t m = n - warmup;

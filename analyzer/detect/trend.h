@@ -13,21 +13,44 @@ namespace cuclimb::analysis {
 struct TrendOptions {
   double alpha = 0.01;
   int64_t min_iterations = 8;
-  int64_t warmup = -1;  // −1: automatic (AutoWarmup); otherwise a fixed cut
+  int64_t warmup = -1;  // −1: automatic (FindWarmup); otherwise a fixed cut
   // Smallest meaningful difference in the series' unit: 0.5 for counts, 0 for times. It floors
   // the noise scale of the warm-up cut so that a flat count series has no "outliers".
   double resolution = 0;
-  size_t max_points = 1000;  // longer series are binned into this many means for the tests
+  size_t max_points = 1000;        // longer series are binned into this many means for the tests
+  double max_warmup_share = 0.25;  // the automatic cut never exceeds this share of the series
 };
 
-// The automatic warm-up cut. A Theil–Sen line is fitted to the second half of the series (taken
-// as steady state) and extended backwards; points of the first half farther than 4σ from it
-// (σ = 1.4826 × MAD of the second half's residuals, floored by `resolution` and by 1e-6 of the
-// series' scale) are outliers. The warm-up is the longest prefix in which at least half of the
-// points are outliers, ending at its last outlier. It never exceeds half of the series. A JIT-slow
-// start, an allocation ramp that levels off, or growth that only starts later are cut; a line
-// that runs from the first iteration is not.
+// The automatic warm-up cut: the iterations at the start that stand apart from the steady state.
+//
+// A Theil–Sen line is fitted to the second half of the series (taken as steady state). Its
+// residuals give a band: from their 5th percentile − 3σ to their 95th percentile + 3σ, σ =
+// 1.4826 × their MAD floored by `resolution` and by 1e-6 of the series' scale. The percentiles
+// make the band hold periodic spikes that are part of the steady state (an optimizer step every
+// 4th iteration, an evaluation every 50th). A point of the first half is a warm-up point when it
+// lies outside the band around the line extended backwards and
+//  - above it, also above the level where the steady part begins (the median of the few points
+//    after the cut) by more than the band: a slow start (JIT, cold caches). A flat stretch
+//    before growth starts lies on that level and is not cut: it is growth that starts late;
+//  - below it, only when the steady state does not itself rise (a ramp that levels off, as an
+//    allocator filling its pools). A series that rises from zero and keeps rising, faster or
+//    slower, is growth, not warm-up.
+// The cut is the longest prefix in which at least half of the points are warm-up points, ending
+// at its last one; `wanted` is that, `cut` the same capped at max_share of the series.
+struct WarmupCut {
+  int64_t cut = 0;
+  int64_t wanted = 0;
+};
+WarmupCut FindWarmup(absl::Span<const double> y, double resolution, double max_share = 0.25);
+// FindWarmup(y, resolution).cut.
 int64_t AutoWarmup(absl::Span<const double> y, double resolution);
+
+// Where growth starts in y[from, n): the knee of the continuous hinge (flat, then a straight
+// line) that fits the series best by least squares, after clipping outliers (residuals from the
+// series' own Theil–Sen line beyond 3 interquartile ranges of the quartiles) and binning into at
+// most max_points means. `from` when the hinge does not fit at least 30 % better (in squared
+// error) than a straight line over the whole window, or when the line after the knee falls.
+int64_t GrowthOnset(absl::Span<const double> y, int64_t from, size_t max_points = 256);
 
 // Computes the Trend of y (index = iteration). Tests only when at least min_iterations points
 // remain after the cut.

@@ -50,6 +50,17 @@ inline const analysis::StateSeries* FindState(const analysis::RankReport& r,
   return nullptr;
 }
 
+// Whether the accumulator is named as the cause of some climbing range: it explains it, or it is
+// its likely cause (a straight line in the index with its mechanism).
+inline bool Blamed(const analysis::Accumulator& a) {
+  return !a.explains.empty() || !a.likely_cause_of.empty();
+}
+
+// The accumulator id a range's climb is put down to, or "" when its cause is something else.
+inline std::string CauseOf(const analysis::RangeReport* r) {
+  return r != nullptr && r->cause.kind == "accumulator" ? r->cause.accumulator : "";
+}
+
 // The text report, for failure messages.
 inline std::string Text(const analysis::Report& r) {
   return "\n" + analysis::ToText(r);

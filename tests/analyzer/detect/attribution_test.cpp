@@ -75,13 +75,110 @@ Series Steps() {
   return s;
 }
 
-TEST(Attribution, LinearLeakWithHostSideGrowthExplains) {
+TEST(Attribution, LinearLeakWithHostSideGrowthIsTheLikelyCause) {
+  // The textbook leak: +2 handles per iteration, the step time linear with it from iteration 0.
+  // No statistic can tell it from time; the only growing state with host-side growth is named.
   const Accumulator c = Candidate(Linear(0, 2, 0));
   const RangeReport r = Range(Linear(10, 0.05, 0.05), true);
   const Explanation e = Explain(r, c, Thresholds{});
-  EXPECT_EQ(e.verdict, "explains") << e.reason;
+  EXPECT_EQ(e.verdict, "likely_cause") << e.reason;
+  EXPECT_EQ(e.grounds, (std::vector<std::string>{"unique", "mechanism"}));
+  EXPECT_EQ(e.mechanism, "host");
+  EXPECT_TRUE(e.unique);
   EXPECT_GT(e.share, 0.9);
   EXPECT_GT(std::fabs(e.r_index), 0.98);
+  EXPECT_NE(e.reason.find("the only state that grows"), std::string::npos) << e.reason;
+}
+
+// A loop with a GC pause every 100 iterations, an evaluation every 50 and a checkpoint every
+// 250: a few iterations far slower than the rest.
+Series Dirty(Series s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i % 100 == 37)
+      s[i] *= 6;
+    if (i % 50 == 49)
+      s[i] *= 1.8;
+    if (i % 250 == 249)
+      s[i] *= 12;
+  }
+  return s;
+}
+
+TEST(Attribution, OutliersCannotFlipTheVerdict) {
+  const Accumulator linear = Candidate(Linear(0, 2, 0));
+  const RangeReport climb = Range(Dirty(Linear(10, 0.05, 0.05)), true);
+  EXPECT_EQ(Explain(climb, linear, Thresholds{}).verdict, "likely_cause");
+  const Series steps = Steps();
+  Series total;
+  for (int i = 0; i < kN; ++i) total.push_back(10 + 0.01 * steps[i] + 0.002 * Wiggle(i));
+  const Explanation shape = Explain(Range(Dirty(total), false), Candidate(steps), Thresholds{});
+  EXPECT_EQ(shape.verdict, "explains") << shape.reason;
+  Series flat;
+  for (int i = 0; i < kN; ++i) flat.push_back(10 + 0.1 * Wiggle(i));
+  EXPECT_EQ(Explain(Range(Dirty(flat), true), linear, Thresholds{}).verdict, "unrelated");
+}
+
+// 0 until `from`, then `rate` per iteration.
+Series Late(int from, double base, double rate, double noise) {
+  Series s;
+  for (int i = 0; i < kN; ++i) s.push_back(base + rate * std::max(0, i - from) + noise * Wiggle(i));
+  return s;
+}
+
+TEST(Attribution, LateLeakAndClimbStartingTogetherExplains) {
+  Accumulator c = Candidate(Late(80, 0, 2, 0));
+  c.growth_start_iteration = GrowthOnset(c.values, 0);
+  RangeReport r = Range(Late(80, 10, 0.05, 0.05), true);
+  r.climb_start_iteration = GrowthOnset(r.total_ms, 0);
+  EXPECT_NEAR(static_cast<double>(c.growth_start_iteration), 80, 2);
+  EXPECT_NEAR(static_cast<double>(r.climb_start_iteration), 80, 6);
+  const Explanation e = Explain(r, c, Thresholds{});
+  EXPECT_EQ(e.verdict, "explains") << e.reason;
+  EXPECT_TRUE(e.onset_aligned);
+  EXPECT_EQ(e.grounds, (std::vector<std::string>{"shape", "onset", "unique", "mechanism"}));
+}
+
+TEST(Attribution, LateLeakUnderAClimbFromTheStartIsNotItsCause) {
+  // The machine (or anything else) makes the range climb from iteration 0; a leak that starts at
+  // 80 is not its cause, even though both rise and the growth is host-side.
+  Accumulator c = Candidate(Late(80, 0, 2, 0));
+  c.growth_start_iteration = GrowthOnset(c.values, 0);
+  RangeReport r = Range(Linear(10, 0.05, 0.05), true);
+  r.climb_start_iteration = GrowthOnset(r.total_ms, 0);
+  EXPECT_EQ(r.climb_start_iteration, 0);
+  const Explanation e = Explain(r, c, Thresholds{});
+  EXPECT_EQ(e.verdict, "correlated_only") << e.reason;
+  EXPECT_FALSE(e.onset_aligned);
+}
+
+TEST(Attribution, TwoStraightLineStatesCannotBeToldApart) {
+  Accumulator a = Candidate(Linear(0, 2, 0)), b = Candidate(Linear(5, 1, 0));
+  b.kind = "pinned_allocations";
+  b.id = "pinned_allocations:x";
+  const RangeReport r = Range(Linear(10, 0.05, 0.05), true);
+  std::vector<Explanation> e{Measure(r, a, Thresholds{}), Measure(r, b, Thresholds{})};
+  GradeRange(r, {&a, &b}, &e);
+  for (const Explanation& x : e) {
+    EXPECT_EQ(x.verdict, "correlated_only") << x.reason;
+    EXPECT_FALSE(x.unique);
+    EXPECT_NE(x.reason.find("one of 2 states"), std::string::npos) << x.reason;
+  }
+}
+
+TEST(Attribution, GrowthInsideTheFamilysCallsIsTheLikelyCauseDespiteRivals) {
+  // The extra time sits in cuMemAllocAsync itself: the allocation state is named even though
+  // another state rises in a straight line too.
+  Accumulator a = Candidate(Linear(0, 2, 0)), b = Candidate(Linear(5, 1, 0));
+  b.kind = "nvtx_regions";
+  b.id = "nvtx_regions:heap";
+  RangeReport r = Range(Linear(10, 0.05, 0.05), true);
+  r.decomposition.by_api[0] = Comp(Linear(1, 0.05, 0));
+  r.decomposition.by_api[0].name = "cuMemAllocAsync";
+  std::vector<Explanation> e{Measure(r, a, Thresholds{}), Measure(r, b, Thresholds{})};
+  GradeRange(r, {&a, &b}, &e);
+  EXPECT_EQ(e[0].verdict, "likely_cause") << e[0].reason;
+  EXPECT_EQ(e[0].mechanism, "calls");
+  EXPECT_EQ(e[1].verdict, "correlated_only") << e[1].reason;
 }
 
 TEST(Attribution, LinearLeakWithGpuSideGrowthIsOnlyCorrelated) {

@@ -133,13 +133,81 @@ TEST(Trend, RampThatLevelsOffIsWarmup) {
   EXPECT_FALSE(t.rising);
 }
 
-TEST(Trend, GrowthThatStartsLateIsFoundWithItsStart) {
+TEST(Trend, GrowthThatStartsLateIsNotWarmupAndIsFoundWithItsStart) {
   std::vector<double> y;
   for (int i = 0; i < 300; ++i) y.push_back(i < 60 ? 10 : 10 + (i - 60));
   const Trend t = ComputeTrend(y, Options());
-  EXPECT_NEAR(static_cast<double>(t.warmup), 60, 3);
+  EXPECT_EQ(t.warmup, 0) << "the flat stretch is where the growth starts from, not warm-up";
   EXPECT_TRUE(t.rising);
-  EXPECT_NEAR(t.slope_per_iter, 1, 1e-9);
+  EXPECT_NEAR(static_cast<double>(GrowthOnset(y, t.warmup)), 60, 3);
+  TrendOptions from_onset = Options();
+  from_onset.warmup = GrowthOnset(y, t.warmup);
+  EXPECT_NEAR(ComputeTrend(y, from_onset).slope_per_iter, 1, 1e-9);
+}
+
+TEST(Trend, LateGrowthOnANoisyTimeIsFoundWithItsStart) {
+  std::vector<double> y;
+  for (int i = 0; i < 800; ++i) {
+    double v = 20 + 0.4 * Wiggle(i) + (i >= 300 ? 0.02 * (i - 300) : 0);
+    if (i % 50 == 49)
+      v += 15;  // an evaluation every 50 iterations
+    if (i % 250 == 249)
+      v += 60;  // a checkpoint every 250
+    y.push_back(v);
+  }
+  const Trend t = ComputeTrend(y, Options());
+  EXPECT_LE(t.warmup, 2);
+  EXPECT_TRUE(t.rising);
+  EXPECT_NEAR(static_cast<double>(GrowthOnset(y, t.warmup)), 300, 25);
+}
+
+TEST(Trend, LineFromTheStartHasItsOnsetAtTheStart) {
+  std::vector<double> y;
+  for (int i = 0; i < 300; ++i) y.push_back(5 + 0.1 * i + 0.5 * Wiggle(i));
+  EXPECT_EQ(GrowthOnset(y, 0), 0);
+  EXPECT_EQ(GrowthOnset(y, 10), 10);
+}
+
+TEST(Trend, PeriodicSpikesAreSteadyStateNotWarmup) {
+  // Gradient accumulation: the optimizer runs every 4th iteration and doubles its time; JIT
+  // makes the first 3 iterations slow.
+  std::vector<double> y;
+  for (int i = 0; i < 400; ++i) {
+    double v = 10 + 0.2 * Wiggle(i) + 0.01 * i;
+    if (i % 4 == 3)
+      v += 10;
+    if (i < 3)
+      v += 80;
+    y.push_back(v);
+  }
+  const WarmupCut w = FindWarmup(y, 0);
+  EXPECT_EQ(w.cut, 3);
+  EXPECT_EQ(w.wanted, 3);
+  const Trend t = ComputeTrend(y, Options());
+  EXPECT_TRUE(t.rising);
+}
+
+TEST(Trend, SeriesRisingFromZeroIsNotCut) {
+  // Host samples of a function that starts at zero and rises, slower and slower (concave) or
+  // faster and faster (convex): growth from the first iteration, never warm-up.
+  std::vector<double> concave, convex;
+  for (int i = 0; i < 800; ++i) {
+    concave.push_back(std::floor(std::sqrt(i) * 0.5 + 0.5 * (1 + Wiggle(i))));
+    convex.push_back(std::floor(i * i / 40000.0 + 0.6 * (1 + Wiggle(i))));
+  }
+  EXPECT_EQ(FindWarmup(concave, 0.5).wanted, 0);
+  EXPECT_EQ(FindWarmup(convex, 0.5).wanted, 0);
+  EXPECT_TRUE(ComputeTrend(concave, Options()).rising);
+  EXPECT_TRUE(ComputeTrend(convex, Options()).rising);
+}
+
+TEST(Trend, WarmupIsCappedAtItsShare) {
+  // A slow start over 60 % of the run: the cut stops at the cap and says what it wanted.
+  std::vector<double> y;
+  for (int i = 0; i < 200; ++i) y.push_back((i < 90 ? 50 : 10) + 0.1 * Wiggle(i));
+  const WarmupCut w = FindWarmup(y, 0, 0.25);
+  EXPECT_EQ(w.cut, 50);
+  EXPECT_EQ(w.wanted, 90);
 }
 
 TEST(Trend, GrowthThatStopsLateIsStopped) {

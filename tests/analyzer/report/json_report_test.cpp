@@ -72,7 +72,9 @@ TEST(JsonReport, FixedTopLevelKeys) {
     EXPECT_TRUE(a["evidence"]["call_site"]["frames"].is_array());
   }
   EXPECT_EQ(j["accumulators"][0]["kind"], "device_allocations");
-  EXPECT_EQ(j["accumulators"][0]["explains"], json::array({"iteration", "P/step"}));
+  EXPECT_EQ(j["accumulators"][0]["likely_cause_of"], json::array({"P/step"}));
+  EXPECT_EQ(j["cause"]["kind"], "accumulator");
+  EXPECT_EQ(j["cause"]["accumulator"], j["accumulators"][0]["id"]);
   EXPECT_EQ(j["accumulators"][0]["growth_per_iter"], 2);
   EXPECT_EQ(j["accumulators"][0]["evidence"]["bytes_per_iter"], 1024);
   // The events leak has a path to "iteration" (which creates the events) but not to P/step.
@@ -141,7 +143,7 @@ TEST(TextReport, TableAndAccumulatorLines) {
   EXPECT_NE(t.find("P/step"), std::string::npos);
   EXPECT_NE(t.find("climbing"), std::string::npos);
   EXPECT_NE(t.find("accumulators:\n  1. device_allocations"), std::string::npos) << t;
-  EXPECT_NE(t.find("explains iteration"), std::string::npos) << t;
+  EXPECT_NE(t.find("likely cause of P/step"), std::string::npos) << t;
   EXPECT_NE(t.find("verdict: climbing"), std::string::npos);
   EXPECT_EQ(analysis::FormatMs(1.1734), "1.17 ms");
   EXPECT_EQ(analysis::FormatMs(0.85), "850 µs");

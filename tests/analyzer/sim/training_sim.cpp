@@ -207,6 +207,7 @@ class Sim {
     Emit();
     t_ += c.dur + 200;
   }
+  int GrowSamples(int i) const { return o_.host_fn_growth * i / 10; }
   bool Leaking(int i) const {
     return i >= o_.leak_from && (o_.leak_until < 0 || i < o_.leak_until);
   }
@@ -393,7 +394,8 @@ void Sim::Iteration(int i) {
   Pop();
   FlushKernels();  // the previous iteration's GPU records arrive now
   const double extra = o_.host_ns_per_leaked * static_cast<double>(live_leaked_) +
-                       o_.host_ns_per_region * static_cast<double>(live_regions_);
+                       o_.host_ns_per_region * static_cast<double>(live_regions_) +
+                       o_.host_ns_per_fn_sample * GrowSamples(i);
   const int more = o_.work_growth > 0 ? i / o_.work_growth : 0;
   for (int s = 0; s < o_.steps; ++s) {
     Step("P/step", i, o_.kernels_per_step + more, extra);
@@ -441,7 +443,7 @@ void Sim::Iteration(int i) {
     LibraryPop("TSL");
   if (o_.samples) {
     const int base = 5;
-    const int grow = o_.host_fn_growth > 0 ? o_.host_fn_growth * i / 10 : 2;
+    const int grow = o_.host_fn_growth > 0 ? GrowSamples(i) : 2;
     const uint32_t loop_stack = sink_.stack({"train_loop", "main"});
     const uint32_t grow_stack = sink_.stack({"grow_fn", "train_loop", "main"});
     const int64_t span = std::max<int64_t>(t_ - start, 1);

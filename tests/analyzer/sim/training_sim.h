@@ -43,10 +43,11 @@ struct SimOptions {
   bool churn = true;
 
   // What step time depends on.
-  double host_ns_per_leaked = 0;  // extra host time per P/step per live leaked device handle
-  double host_ns_per_region = 0;  // the same per live leaked NVTX region
-  double gpu_slowdown_ns = 0;     // adam kernel duration growth per iteration (GPU-only climb)
-  int jit_warmup_iterations = 0;  // first iterations are slow (host), then normal
+  double host_ns_per_leaked = 0;     // extra host time per P/step per live leaked device handle
+  double host_ns_per_region = 0;     // the same per live leaked NVTX region
+  double gpu_slowdown_ns = 0;        // adam kernel duration growth per iteration (GPU-only climb)
+  double host_ns_per_fn_sample = 0;  // extra host time per P/step per sample of "grow_fn"
+  int jit_warmup_iterations = 0;     // first iterations are slow (host), then normal
 
   // Real-program irregularities (each 0 = off).
   int gc_every = 0;          // a host pause (garbage collection) in one iteration every N
