@@ -123,7 +123,8 @@ struct Iterations {
   std::vector<IterationSpan> spans;  // count entries
   uint64_t prologue_events = 0, epilogue_events = 0;
   std::string why;  // one sentence on how the source was chosen
-  std::vector<IterationCandidate> candidates;  // the chosen first, then by preference; ≤ 12
+  // What the choice weighed: the chosen first, then the others by preference; at most 12.
+  std::vector<IterationCandidate> candidates;
   WarmupChoice warmup;
 };
 
