@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <deque>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/assemble.h"
 #include "analysis/merge_ranks.h"
 #include "series/aggregator.h"
+#include "util/cli.h"
 #include "util/status_macros.h"
 
 namespace cuclimb::analysis {
@@ -44,8 +46,8 @@ struct PassState {
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    aggregator =
-        std::make_unique<Aggregator>(reader.get(), symbolizer.get(), pseudo ? choice.tid : 0);
+    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(),
+                                              pseudo ? choice.tid : 0, choice.tid);
     boundaries = std::make_unique<Boundaries>(choice);
   }
   void Feed(const trace::Event& ev) {
@@ -85,6 +87,23 @@ void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int
   o.progress(p);
 }
 
+// --iteration NAME that names nothing in the trace is the user's mistake, not a reason to
+// silently segment some other way: a usage error that lists what repeats instead.
+absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& choice,
+                                const trace::TraceReader& reader) {
+  std::string seen;
+  for (const SegmentCandidate& c : choice.candidates) {
+    if (c.source != IterationSource::kRange && c.source != IterationSource::kMark)
+      continue;
+    seen += absl::StrCat(seen.empty() ? "" : ", ", "\"", std::string(reader.Str(c.name)), "\" (",
+                         c.instances, ")");
+  }
+  return util::UsageError(
+      absl::StrCat("--iteration \"", stats.user_name(), "\": no NVTX range or mark has that name",
+                   seen.empty() ? std::string("; the trace has no repeating range or mark")
+                                : absl::StrCat("; ranges and marks that repeat: ", seen)));
+}
+
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
                                       int count, const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {
@@ -105,6 +124,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   LaunchPeriod launch;
   if (const uint32_t tid = stats.BusiestLaunchThread(); tid != 0) {
     launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
+    launch.tid = tid;
   }
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
@@ -117,7 +137,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
       Report(options, *raw, index, count, 1, events);
   }
   prefix = std::vector<trace::Event>();
-  stats.ObserveNvtxOnly();
+  stats.EndPrefix();
   std::vector<trace::Event> batch(kBatchEvents);
   while (const size_t n = raw->Read(batch.data(), batch.size())) {
     for (size_t i = 0; i < n; ++i) {
@@ -131,10 +151,9 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   pass.Finish();
   Report(options, *raw, index, count, 1, events);
-  for (const auto& [tid, record] : pass.aggregator->data().threads)
-    stats.SetCudaCalls(tid, record.cuda_calls);
-
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
+  if (final_choice.user_unmatched)
+    return UnmatchedIteration(stats, final_choice, *raw);
   bool repassed = false;
   if (!final_choice.SameBoundaries(choice)) {
     repassed = true;
@@ -183,11 +202,16 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
                            count, options, classifier);
     if (!rank.ok()) {
-      // The reader's errors already start with the path; say it once.
+      // The reader's errors already start with the path; say it once. Payloads (the CLI's
+      // error kind: usage, output) survive the renaming.
       const std::string& name = names[static_cast<size_t>(i)];
       if (absl::StartsWith(rank.status().message(), absl::StrCat(name, ": ")))
         return rank.status();
-      return absl::Status(rank.status().code(), absl::StrCat(name, ": ", rank.status().message()));
+      absl::Status named(rank.status().code(), absl::StrCat(name, ": ", rank.status().message()));
+      rank.status().ForEachPayload([&named](absl::string_view url, const absl::Cord& payload) {
+        named.SetPayload(url, payload);
+      });
+      return named;
     }
     report.ranks.push_back(std::move(*rank));
   }

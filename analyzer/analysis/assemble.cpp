@@ -213,6 +213,28 @@ void IterationsOf(Context& ctx, RankReport* r) {
   it.prologue_events = static_cast<uint64_t>(pro);
   it.epilogue_events = static_cast<uint64_t>(epi);
   it.why = c.why;
+  for (const SegmentCandidate& sc : c.candidates) {
+    IterationCandidate ic;
+    ic.source = SourceName(sc.source);
+    ic.name = ctx.Str(sc.name);
+    if (sc.source == IterationSource::kLaunch && sc.name == c.launch.anchor &&
+        c.launch.anchor_next != 0) {
+      ic.name = absl::StrCat(ic.name, " + ", ctx.Str(c.launch.anchor_next));
+    }
+    if (sc.domain != 0)
+      ic.name = absl::StrCat(ctx.Str(sc.domain), "::", ic.name);
+    if (sc.source != IterationSource::kLaunch) {
+      ic.origin = OriginName(sc.origin.origin);
+      ic.library = sc.origin.library;
+    }
+    ic.tid = sc.tid;
+    ic.instances = sc.instances;
+    ic.depth = sc.depth;
+    ic.coverage = sc.coverage;
+    ic.chosen = sc.chosen;
+    ic.reason = sc.reason;
+    it.candidates.push_back(std::move(ic));
+  }
 }
 
 Component MakeComponent(Context& ctx, std::string name, Series ms, int64_t warmup) {

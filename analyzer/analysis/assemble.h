@@ -62,6 +62,8 @@ std::string AllocationKind(uint8_t memory_kind);
 std::string HandleKind(uint8_t handle_type);
 
 void BuildCandidates(Context& ctx, RankReport* report);
+// Host-function candidates (host_candidates.cpp); adds their inclusive series to report->state.
+std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report);
 void BuildLeaksAndMemory(Context& ctx, RankReport* report);
 
 }  // namespace internal

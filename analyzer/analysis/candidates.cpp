@@ -476,7 +476,7 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     consider(std::move(acc), -1);
   }
 
-  // Host samples per leaf function.
+  // Host samples per leaf function (series), and host-function candidates.
   {
     std::vector<std::pair<double, size_t>> order;
     std::vector<Series> per(a.functions.size());
@@ -489,17 +489,12 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
       return x.first != y.first ? x.first < y.first : a.functions[x.second] < a.functions[y.second];
     });
-    for (size_t j = 0; j < order.size(); ++j) {
+    for (size_t j = 0; j < order.size() && j < kFunctionSeries; ++j) {
       const size_t i = order[j].second;
-      if (j < kFunctionSeries)
-        AddSeries(ctx, report, "samples", "function", a.functions[i], "samples", per[i]);
-      Accumulator acc;
-      acc.kind = "host_function";
-      acc.key = a.functions[i];
-      acc.unit = "samples";
-      acc.values = per[i];
-      consider(std::move(acc), -1);
+      AddSeries(ctx, report, "samples", "function", a.functions[i], "samples", per[i]);
     }
+    // Accumulators: by inclusive samples, the deepest actionable growing frame.
+    for (Accumulator& acc : HostFunctionCandidates(ctx, report)) consider(std::move(acc), -1);
   }
 
   // Attribution to climbing ranges, ranking, evidence.

@@ -186,6 +186,7 @@ void MergeRanks(const AnalyzeOptions& options, Report* report) {
   }
   report->iterations.count = static_cast<int64_t>(al.count);
   report->iterations.spans.clear();
+  report->iterations.candidates.clear();  // per rank
   bool shifted = false;
   for (size_t t = 0; t < ranks.size(); ++t)
     shifted |= al.offset[t] != 0 || ranks[t].iterations.count != ranks[0].iterations.count;

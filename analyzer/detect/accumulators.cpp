@@ -82,7 +82,9 @@ bool IsAccumulator(const std::string& kind, const Series& values, const Trend& t
     *why = absl::StrFormat("grows by only %.3g over the run", growth);
     return false;
   }
-  if (kind == "host_function" && trend.change_pct < thresholds.min_climb_pct) {
+  // From no samples at all (first level 0, change_pct 0), any growth that passed the tests
+  // above is material.
+  if (kind == "host_function" && trend.first > 0 && trend.change_pct < thresholds.min_climb_pct) {
     *why = absl::StrFormat("samples rise by only %.1f%%", trend.change_pct);
     return false;
   }

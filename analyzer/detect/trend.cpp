@@ -14,6 +14,7 @@ namespace {
 
 constexpr double kBandSigmas = 3.0;  // the warm-up band beyond the residuals' 5th–95th percentile
 constexpr double kMadToSigma = 1.4826;
+constexpr size_t kTailPoints = 32;
 constexpr double kOnsetGain = 0.7;  // a hinge must leave at most 70 % of a line's squared error
 
 // Theil–Sen over y[lo, hi) with x = absolute index, binned when long.
@@ -149,7 +150,9 @@ Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options) {
   t.tau = mk.tau;
   const size_t tail = static_cast<size_t>(m) - static_cast<size_t>(m) / 3 * 2;
   const size_t tail_from = static_cast<size_t>(m) - std::max<size_t>(tail, 3);
-  t.tail_slope_per_iter = FitRange(w, tail_from, static_cast<size_t>(m), 128).slope;
+  // Binned into 32 means: on sampled counts (0–4 host samples an iteration) a Theil–Sen slope
+  // of the raw points is 0 from ties alone, and growth would look stopped.
+  t.tail_slope_per_iter = FitRange(w, tail_from, static_cast<size_t>(m), kTailPoints).slope;
   t.rising = t.p_value < options.alpha && t.slope_per_iter > 0;
   t.falling = t.p_value < options.alpha && t.slope_per_iter < 0;
   // A significant Mann–Kendall with a zero Theil–Sen slope (mostly-tied counts that step up a

@@ -56,8 +56,8 @@ int64_t GrowthOnset(absl::Span<const double> y, int64_t from, size_t max_points 
 // remain after the cut.
 Trend ComputeTrend(absl::Span<const double> y, const TrendOptions& options);
 
-// Growth that has stopped: a rising trend whose last third has a Theil–Sen slope under a quarter
-// of the whole tested window's slope.
+// Growth that has stopped: a rising trend whose last third (fitted on 32 bin means) has a
+// Theil–Sen slope under a quarter of the whole tested window's slope.
 bool GrowthStopped(const Trend& trend);
 
 }  // namespace cuclimb::analysis

@@ -15,6 +15,7 @@ struct LaunchPeriod {
   double match = 0;          // fraction of positions i with name[i] == name[i + period]
   uint32_t anchor = 0;       // the kernel name (string id) that starts each iteration
   uint32_t anchor_next = 0;  // when not 0, the anchor is the pair (anchor, anchor_next)
+  uint32_t tid = 0;          // the thread whose launches were examined (set by the caller)
   std::string why;
 };
 

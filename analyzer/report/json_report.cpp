@@ -133,6 +133,20 @@ Json IterationsJson(const Iterations& it, bool spans) {
          {"epilogue_events", it.epilogue_events},
          {"why", it.why},
          {"warmup", WarmupJson(it.warmup)}};
+  Json candidates = Json::array();
+  for (const IterationCandidate& c : it.candidates) {
+    candidates.push_back(Json{{"source", c.source},
+                              {"name", c.name},
+                              {"origin", c.origin},
+                              {"library", c.library},
+                              {"tid", c.tid},
+                              {"instances", c.instances},
+                              {"depth", c.depth},
+                              {"coverage", R(c.coverage)},
+                              {"chosen", c.chosen},
+                              {"reason", c.reason}});
+  }
+  j["candidates"] = std::move(candidates);
   if (spans) {
     Json s = Json::array();
     for (const IterationSpan& sp : it.spans)

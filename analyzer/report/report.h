@@ -87,6 +87,20 @@ struct IterationSpan {
   int64_t payload = 0;  // NVTX payload of the boundary range or mark, when it had one
 };
 
+// An iteration source the choice weighed, and why it won or lost (report-schema.md).
+struct IterationCandidate {
+  std::string source;   // "nvtx_range" | "nvtx_mark" | "launch_period"
+  std::string name;     // range or mark ("domain::name" outside the default domain); anchor kernel
+  std::string origin;   // "program" | "library_step" | "library"
+  std::string library;  // the library whose range it is ("XLA", "cuBLAS", ...); "" for the program
+  uint32_t tid = 0;
+  uint64_t instances = 0;  // ranges and marks
+  int64_t depth = 0;       // least nesting depth of a range (0 = outermost)
+  double coverage = 0;     // share of its thread's launches (or calls, or time) inside a range
+  bool chosen = false;
+  std::string reason;  // why it was chosen or passed over
+};
+
 // The warm-up cut of the run: iterations at the start in which the program is still settling
 // (JIT, caches, allocator pools), excluded from every trend test (detect/warmup.h).
 struct WarmupChoice {
@@ -109,6 +123,8 @@ struct Iterations {
   std::vector<IterationSpan> spans;  // count entries
   uint64_t prologue_events = 0, epilogue_events = 0;
   std::string why;  // one sentence on how the source was chosen
+  // What the choice weighed: the chosen first, then the others by preference; at most 12.
+  std::vector<IterationCandidate> candidates;
   WarmupChoice warmup;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "series/host_functions.h"
 
 namespace cuclimb::analysis {
 
@@ -187,6 +188,8 @@ struct Aggregates {
   std::vector<std::string> functions;
   std::vector<SlotVec> function_samples;
   SlotVec samples;
+  // And by every function on the stack (series/host_functions.h).
+  HostFunctions host_functions;
 
   // Profiler overhead, drops, recording state.
   SlotVec overhead_ns, overhead_events, drops;

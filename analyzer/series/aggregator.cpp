@@ -24,8 +24,11 @@ uint64_t Pair(uint32_t a, uint32_t b) {
 }  // namespace
 
 Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
-                       uint32_t iteration_tid)
-    : reader_(reader), symbolizer_(symbolizer), iteration_tid_(iteration_tid) {
+                       uint32_t iteration_tid, uint32_t boundary_tid)
+    : reader_(reader),
+      symbolizer_(symbolizer),
+      iteration_tid_(iteration_tid),
+      boundary_tid_(boundary_tid) {
   launches_.resize(kLaunchWindow);
   callback_corr_.resize(kCallbackWindow);
   sigs_.emplace_back();  // signature 0: no open range
@@ -158,15 +161,19 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     case EventType::kPush:
       OnPush(ev, slot);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kPop:
       OnPop(ev);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kRangeEnd:
       OnRangeEnd(ev);
+      NoteBoundaryRanges(ev);
       break;
     case EventType::kGauge:
       OnGauge(ev, slot);
@@ -208,6 +215,59 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   }
   if (thread != nullptr && trace::IsCudaCall(ev.type))
     ++thread->cuda_calls;
+  if (ev.tid == boundary_tid_ && ev.tid != 0) {
+    timeline_.Advance(ev.ts);
+    if (!borrowed_.empty())
+      SettleBorrowed(false);
+  }
+}
+
+void Aggregator::NoteBoundaryRanges(const Event& ev) {
+  // Only NVTX range events change a thread's open ranges (a start/end range of the boundary
+  // thread may end on another thread).
+  if (boundary_tid_ == 0 || (ev.tid != boundary_tid_ && ev.type != EventType::kRangeEnd))
+    return;
+  const uint32_t sig = Signature(Thread(boundary_tid_));
+  if (sig != boundary_sig_) {
+    // That other thread's timestamps can trail the boundary thread's: keep changes in order.
+    boundary_change_ts_ = std::max(boundary_change_ts_, ev.ts);
+    timeline_.Change(boundary_change_ts_, sig);
+    boundary_sig_ = sig;
+  }
+}
+
+void Aggregator::Borrow(const Borrowed& b) {
+  if (timeline_.Known(b.ts)) {
+    Settle(b, timeline_.At(b.ts));
+    return;
+  }
+  borrowed_.push_back(b);
+  if (borrowed_.size() > kMaxBorrowed)
+    SettleBorrowed(false);
+}
+
+void Aggregator::SettleBorrowed(bool all) {
+  while (!borrowed_.empty() &&
+         (all || timeline_.Known(borrowed_.front().ts) || borrowed_.size() > kMaxBorrowed)) {
+    Settle(borrowed_.front(), timeline_.At(borrowed_.front().ts));
+    borrowed_.pop_front();
+  }
+}
+
+void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
+  if (b.kind == BorrowKind::kKernel) {
+    AttributeKernel(sig, b.dense, b.name, static_cast<int64_t>(b.ns));
+    return;
+  }
+  // Outermost first, as the ranges were opened (the order parts are created in).
+  uint32_t chain[kMaxOpenRanges];
+  size_t n = 0;
+  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
+  while (n > 0) {
+    const SignatureNode& node = sigs_[chain[--n]];
+    SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
+    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
+  }
 }
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
@@ -220,12 +280,17 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   SlotAdd(s.ns, slot, dur);
   if (ev.tid == 0 || dur == 0)
     return;
-  if (ev.tid == iteration_tid_) {
+  ThreadState& t = Thread(ev.tid);
+  const bool helper = Helper(ev.tid, t);
+  if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].api_ns, slot, dur);
     SlotAdd(Part(a_.range_apis, range_api_index_, r, i, api), slot, dur);
   }
-  ThreadState& t = Thread(ev.tid);
+  if (helper) {
+    Borrow({ev.ts, dur, i, api, BorrowKind::kApi});
+    return;
+  }
   for (const OpenRange& o : t.open) {
     if (o.dup)
       continue;
@@ -243,6 +308,8 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   SlotAdd(a_.syncs[i].ns, slot, dur);
   if (ev.tid == 0 || dur == 0)
     return;
+  // Waits count only on their own thread: a helper waiting for its own stream (a loader's copy)
+  // while the iteration thread works would read as the iteration thread's wait.
   if (ev.tid == iteration_tid_) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
@@ -342,12 +409,24 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0)
     return;
-  const uint32_t sig = ev.tid != 0 ? Signature(Thread(ev.tid)) : 0;
-  const bool on_iteration_thread = ev.tid != 0 && ev.tid == iteration_tid_;
+  uint32_t sig = 0;
+  bool helper = false;
+  if (ev.tid != 0) {
+    const ThreadState& t = Thread(ev.tid);
+    helper = Helper(ev.tid, t);
+    sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(t);
+  }
+  const bool on_iteration_thread =
+      ev.tid != 0 && iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper);
   if (!early_kernels_.empty()) {
     if (auto early = early_kernels_.find(ev.corr); early != early_kernels_.end()) {
       const uint32_t ek = KernelIndex(early->second.kernel);
-      AttributeKernel(sig, ek, early->second.kernel, early->second.dur);
+      if (sig == kUnsettled) {
+        Borrow({ev.ts, static_cast<double>(early->second.dur), ek, early->second.kernel,
+                BorrowKind::kKernel});
+      } else {
+        AttributeKernel(sig, ek, early->second.kernel, early->second.dur);
+      }
       if (on_iteration_thread)
         AttributeIteration(slot, ek, early->second.kernel, early->second.dur);
       early_kernels_.erase(early);
@@ -357,6 +436,7 @@ void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
   }
   PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
   p.corr = ev.corr;
+  p.ts = ev.ts;
   p.sig = sig;
   p.slot = slot;
   p.kernel = ev.name;
@@ -389,8 +469,13 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   uint32_t kslot = slot;
   PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
   if (launch != nullptr) {
-    kslot = launch->slot;  // GPU time belongs to the iteration that launched the kernel
-    AttributeKernel(launch->sig, k, ev.name, ev.dur);
+    kslot = launch->slot;             // GPU time belongs to the iteration that launched the kernel
+    if (launch->sig == kUnsettled) {  // a helper's launch whose ranges were not known yet
+      Borrow({launch->ts, static_cast<double>(std::max<int64_t>(ev.dur, 0)), k, ev.name,
+              BorrowKind::kKernel});
+    } else {
+      AttributeKernel(launch->sig, k, ev.name, ev.dur);
+    }
     if (launch->on_iteration_thread)
       AttributeIteration(launch->slot, k, ev.name, ev.dur);
     if (!launch->graph)
@@ -410,6 +495,7 @@ void Aggregator::OnSample(const Event& ev, uint32_t slot) {
   const auto frames = reader_->stacks().Get(ev.stack);
   if (frames.empty())
     return;
+  host_functions_.Observe(ev.stack, frames, slot, *symbolizer_, reader_->strings());
   auto [it, inserted] = function_by_frame_.try_emplace(frames[0], 0);
   if (inserted) {
     const std::string fn = symbolizer_->Resolve(frames[0], reader_->strings()).function;
@@ -459,6 +545,7 @@ void Aggregator::OnIdentity(const Event& ev) {
 }
 
 void Aggregator::Finish() {
+  SettleBorrowed(true);
   // Ranges still open at the end are cut by the end of the trace: not counted.
   for (auto& [tid, t] : threads_) t.open.clear();
   launches_ = std::vector<PendingLaunch>();

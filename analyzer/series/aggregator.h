@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "series/aggregates.h"
+#include "series/borrowed_ranges.h"
 #include "symbols/symbolizer.h"
 #include "trace/reader.h"
 
@@ -49,7 +51,11 @@ class Aggregator {
   // `slot_iteration` maps a slot to its iteration as far as it is known (for lifetimes).
   // iteration_tid: the boundary thread when iterations do not come from an NVTX range (its
   // CUDA time then feeds the "(iteration)" pseudo range); 0 otherwise.
-  Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer, uint32_t iteration_tid = 0);
+  // boundary_tid: the thread whose ranges or marks delimit iterations, whatever the source (0
+  // when there is none): the work of helper threads with no range of their own open counts for
+  // the ranges open on it at the time (series/borrowed_ranges.h).
+  Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer, uint32_t iteration_tid = 0,
+             uint32_t boundary_tid = 0);
 
   void Process(const trace::Event& ev, uint32_t slot);
   void Finish();
@@ -72,7 +78,8 @@ class Aggregator {
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
-    uint32_t sig = 0, slot = 0, kernel = 0;
+    int64_t ts = 0;
+    uint32_t sig = 0, slot = 0, kernel = 0;  // sig kUnsettled: a helper's, looked up by ts
     bool on_iteration_thread = false;
     bool graph = false;
   };
@@ -115,6 +122,25 @@ class Aggregator {
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
+  // Helper threads' work (series/borrowed_ranges.h).
+  static constexpr uint32_t kUnsettled = ~0u;
+  static constexpr size_t kMaxBorrowed = 1u << 20;    // parked work; beyond, settled as known
+  enum class BorrowKind : uint8_t { kApi, kKernel };  // API time, or a kernel's GPU time
+  struct Borrowed {
+    int64_t ts;
+    double ns;
+    uint32_t dense, name;
+    BorrowKind kind;
+  };
+  // A helper: a thread other than the boundary thread with no range of its own open.
+  bool Helper(uint32_t tid, const ThreadState& t) const {
+    return boundary_tid_ != 0 && tid != boundary_tid_ && t.open.empty();
+  }
+  void Borrow(const Borrowed& b);
+  void Settle(const Borrowed& b, uint32_t sig);
+  void SettleBorrowed(bool all);
+  // After an NVTX range event: records a change of the boundary thread's open ranges.
+  void NoteBoundaryRanges(const trace::Event& ev);
   void OnSample(const trace::Event& ev, uint32_t slot);
   void OnIdentity(const trace::Event& ev);
   // memory.cpp
@@ -135,7 +161,13 @@ class Aggregator {
   const trace::TraceReader* reader_;
   Symbolizer* symbolizer_;
   uint32_t iteration_tid_;
+  uint32_t boundary_tid_;
   Aggregates a_;
+  HostFunctionCollector host_functions_{&a_.host_functions};
+  RangeTimeline timeline_;
+  uint32_t boundary_sig_ = 0;  // the boundary thread's signature last given to timeline_
+  int64_t boundary_change_ts_ = INT64_MIN;
+  std::deque<Borrowed> borrowed_;
 
   absl::flat_hash_map<uint32_t, ThreadState> threads_;
   uint32_t last_tid_ = ~0u;

@@ -67,6 +67,8 @@ class TraceBuilder {
   absl::Status WriteJsonLines(const std::string& path, bool with_trailer = true) const;
 
   const std::vector<Event>& events() const { return events_; }
+  // For tests that reorder events as the writer would.
+  std::vector<Event>& mutable_events() { return events_; }
   const trace::StringTable& strings() const { return strings_; }
   const trace::StackTable& stacks() const { return stacks_; }
   trace::TraceHeader header() const;

@@ -84,6 +84,14 @@ class AnalyzeCliTest(unittest.TestCase):
         self.assertEqual(report["verdict"], "flat")  # nothing climbs 50 %
         self.assertLessEqual(len(report["accumulators"]), 1)
 
+    def test_iteration_name_that_matches_nothing_is_a_usage_error(self):
+        out = self.path("r.json")
+        r = run("analyze", self.golden("climb_cubecl.trace"), "--json", out, "--iteration", "P/stpe")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn('--iteration "P/stpe": no NVTX range or mark has that name', r.stderr)
+        self.assertIn('"P/step" (', r.stderr)  # what the trace has instead
+        self.assertFalse(os.path.exists(out))
+
     def test_several_ranks(self):
         r = run("analyze", self.golden("rank0.trace"), self.golden("rank1.trace"))
         self.assertEqual(r.returncode, 0, r.stderr)

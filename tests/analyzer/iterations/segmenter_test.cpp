@@ -24,8 +24,10 @@ Chosen Choose(const TraceBuilder& b, const std::string& user = "") {
   trace::Event ev{};
   while ((*reader)->Next(&ev)) stats.Observe(ev);
   LaunchPeriod launch;
-  if (uint32_t tid = stats.BusiestLaunchThread())
+  if (uint32_t tid = stats.BusiestLaunchThread()) {
     launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
+    launch.tid = tid;
+  }
   Chosen c;
   c.choice = ChooseSegmentation(stats, launch, **reader);
   c.name = std::string((*reader)->Str(c.choice.name));
@@ -85,13 +87,15 @@ TEST(Segmenter, BusiestThreadBeatsAnotherThreadsRanges) {
   EXPECT_EQ(c.choice.tid, 1u);
 }
 
-TEST(Segmenter, UserChoiceWinsAndFallsBackWhenAbsent) {
+TEST(Segmenter, UserChoiceWinsAndIsFlaggedWhenAbsent) {
   TraceBuilder b;
   Loop(&b, 20, 5);
   Chosen c = Choose(b, "step");
   EXPECT_EQ(c.name, "step");
   EXPECT_TRUE(c.choice.user);
+  EXPECT_FALSE(c.choice.user_unmatched);
   c = Choose(b, "no_such_range");
+  EXPECT_TRUE(c.choice.user_unmatched);  // Analyze() turns this into a usage error
   EXPECT_EQ(c.name, "iteration");
   EXPECT_FALSE(c.choice.user);
   EXPECT_NE(c.choice.why.find("no range or mark is named"), std::string::npos);

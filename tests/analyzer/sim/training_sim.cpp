@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "writer_order.h"
+
 namespace cuclimb::testing {
 namespace {
 
@@ -14,7 +16,7 @@ using format::EventType;
 using format::HandleType;
 using format::MemoryKind;
 
-constexpr uint32_t kMain = 1, kLoader = 2;
+constexpr uint32_t kMain = 1, kLoader = 2, kAutograd = 3;
 constexpr uint64_t kStream = 0x10;
 constexpr uint64_t kPool = 0x5000;
 constexpr uint64_t kHeap = 0x9000;
@@ -55,7 +57,9 @@ class Sim {
       f *= 1 + o_.shift_pct / 100;
     return f;
   }
-  Event& New(EventType type, int64_t ts, uint32_t tid = kMain) {
+  // On the thread the simulation is on now (tid_), or the one given.
+  Event& New(EventType type, int64_t ts) { return New(type, ts, tid_); }
+  Event& New(EventType type, int64_t ts, uint32_t tid) {
     cur_ = format::MakeEvent(type);
     cur_.ts = ts;
     cur_.tid = tid;
@@ -80,12 +84,25 @@ class Sim {
     Emit();
     t_ += 300;
   }
+  // A library's range: emitted whether the program uses NVTX or not.
+  void LibraryPush(std::string_view domain, std::string_view name) {
+    New(EventType::kPush, t_).name = sink_.str(name);
+    cur_.domain = sink_.str(domain);
+    Emit();
+    t_ += 150;
+  }
+  void LibraryPop(std::string_view domain) {
+    New(EventType::kPop, t_).domain = sink_.str(domain);
+    Emit();
+    t_ += 150;
+  }
   uint32_t Site(std::initializer_list<std::string_view> frames) {
     return o_.stacks ? sink_.stack(frames) : 0;
   }
-  void Alloc(uint64_t addr, uint64_t size, MemoryKind kind, std::string_view api, uint32_t stack) {
+  void Alloc(uint64_t addr, uint64_t size, MemoryKind kind, std::string_view api, uint32_t stack,
+             double extra_ns = 0) {
     Event& e = New(EventType::kAlloc, t_);
-    e.dur = J(2000);
+    e.dur = J(2000 + extra_ns);
     e.api = sink_.str(api);
     e.kind = static_cast<uint8_t>(kind);
     e.addr = addr;
@@ -143,6 +160,18 @@ class Sim {
     t_ += 500;
   }
   void Launch(std::string_view kernel, double gpu_ns) {
+    const bool cublas =
+        o_.library_ranges == SimOptions::LibraryRanges::kCublas && kernel.substr(0, 4) == "gemm";
+    const bool thunk = o_.library_ranges == SimOptions::LibraryRanges::kXla;
+    if (cublas)
+      LibraryPush("cuBLAS", "cublasSgemm_v2");
+    if (thunk)
+      LibraryPush("TSL", "Thunk:#hlo_op=" + std::string(kernel) + "#");
+    LaunchCall(kernel, gpu_ns);
+    if (cublas || thunk)
+      LibraryPop(cublas ? "cuBLAS" : "TSL");
+  }
+  void LaunchCall(std::string_view kernel, double gpu_ns) {
     Event& l = New(EventType::kLaunch, t_);
     l.dur = J(4000);
     l.name = sink_.str(kernel);
@@ -192,6 +221,7 @@ class Sim {
     return i >= o_.leak_from && (o_.leak_until < 0 || i < o_.leak_until);
   }
   void Step(const char* range, int i, int kernels, double extra_host_ns);
+  void BackwardOnHelper(int kernels);
   void Iteration(int i);
   void FlushKernels() {
     for (const Event& k : late_) {
@@ -205,6 +235,7 @@ class Sim {
   const SimSink& sink_;
   Rng rng_;
   Event cur_{};
+  uint32_t tid_ = kMain;
   uint64_t events_ = 0;
   int64_t t_ = 1'000'000;
   int64_t gpu_free_ = 0;
@@ -244,6 +275,8 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
     if (k == 1)
       Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
   }
+  if (o_.backward_on_helper && std::string_view(range) == "P/step")
+    BackwardOnHelper(kernels);
   // The step ends by waiting for its kernels (as an optimizer step that reads a loss would).
   Event& s = New(EventType::kSync, t_);
   s.dur = std::max<int64_t>(500, gpu_free_ - t_);
@@ -252,6 +285,25 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
   s.stream = kStream;
   Emit();
   t_ += s.dur + 200;
+  Pop();
+}
+
+void Sim::BackwardOnHelper(int kernels) {
+  static constexpr const char* kKernels[] = {"gemm_grad_kernel", "relu_grad_kernel"};
+  Push("P/bwd");
+  tid_ = kAutograd;
+  t_ += J(6000);  // the engine thread picks the graph up
+  const uint32_t grad_site = Site({"cuMemAllocAsync", "c10::cuda::CUDACachingAllocator::malloc",
+                                   "torch::autograd::Engine::evaluate_function"});
+  for (int k = 0; k < kernels; ++k) {
+    Alloc(kDeviceBase + 0x9000000, 8192, MemoryKind::kPool, "cuMemAllocAsync", grad_site,
+          o_.helper_alloc_ns_per_leaked * static_cast<double>(live_leaked_));
+    Launch(kKernels[k % 2], 12000);
+    Free(kDeviceBase + 0x9000000, MemoryKind::kPool, "cuMemFreeAsync");
+    t_ += J(4000);
+  }
+  tid_ = kMain;
+  t_ += J(3000);  // the main thread wakes up
   Pop();
 }
 
@@ -267,6 +319,24 @@ void Sim::Iteration(int i) {
     cur_.value = i;
     Emit();
     t_ += 300;
+  }
+  const bool xla = o_.library_ranges == SimOptions::LibraryRanges::kXla;
+  if (xla) {
+    for (int k = 0; k < (i % 25 == 0 ? 2 : 1); ++k) {
+      LibraryPush("TSL", "XlaModule:#prefix=args[0],hlo_module=jit_convert_element_type#");
+      LibraryPush("TSL", "Thunk:#hlo_op=copy.1#");
+      Event& c = New(EventType::kCopy, t_);
+      c.dur = J(2500);
+      c.kind = static_cast<uint8_t>(format::CopyKind::kHtoD);
+      c.api = sink_.str("cuMemcpyHtoDAsync_v2");
+      c.size = 4;
+      c.stream = kStream;
+      Emit();
+      t_ += c.dur + 200;
+      LibraryPop("TSL");
+      LibraryPop("TSL");
+    }
+    LibraryPush("TSL", "XlaModule:#hlo_module=jit_train_step,program_id=72#");
   }
   // The ephemeral network: parameters at the same addresses every iteration (a pool reuses them).
   Push("E/init");
@@ -380,6 +450,8 @@ void Sim::Iteration(int i) {
     }
     Region(false, 0x8f0000000000, 0);
   }
+  if (xla)
+    LibraryPop("TSL");
   if (o_.samples) {
     const int base = 5;
     const int grow = o_.host_fn_growth > 0 ? GrowSamples(i) : 2;
@@ -453,7 +525,11 @@ uint64_t Sim::Run() {
   d.size = 150ull << 30;
   d.value = 90;
   Emit();
-  for (auto [tid, name] : {std::pair<uint32_t, const char*>{kMain, "main"}, {kLoader, "loader"}}) {
+  for (auto [tid, name] : {std::pair<uint32_t, const char*>{kMain, "main"},
+                           {kLoader, "loader"},
+                           {kAutograd, "autograd"}}) {
+    if (tid == kAutograd && !o_.backward_on_helper)
+      continue;
     New(EventType::kThread, 0, tid).name = sink_.str(name);
     Emit();
   }
@@ -486,6 +562,16 @@ uint64_t Sim::Run() {
 }  // namespace
 
 uint64_t Simulate(const SimOptions& options, const SimSink& sink) {
+  if (options.writer_batch_ns > 0) {
+    WriterOrder order(options.writer_batch_ns, options.seed, sink.add);
+    SimSink batched = sink;
+    batched.add = [&order](const format::Event& e) { order.Add(e); };
+    SimOptions inner = options;
+    inner.writer_batch_ns = 0;
+    const uint64_t n = Simulate(inner, batched);
+    order.Flush();
+    return n;
+  }
   if (options.pc_stacks) {
     // PC stacks need a mapping; the module is not on this machine, so frames stay module+offset.
     Event m = format::MakeEvent(EventType::kMapping);

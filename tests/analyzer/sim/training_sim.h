@@ -64,6 +64,23 @@ struct SimOptions {
   double shift_pct = 0;
   double profiler_ns_per_event = 150;  // the profiler's cost per recorded event
   double profiler_growth_pct = 0;      // ... and its change over the run
+  // Backward on a helper thread, as PyTorch's autograd engine runs it: inside each P/step the
+  // main thread opens "P/bwd" and waits while thread 3 allocates a gradient buffer, launches
+  // the backward kernels and frees it, with no NVTX range of its own.
+  bool backward_on_helper = false;
+  double helper_alloc_ns_per_leaked = 0;  // its cuMemAllocAsync slows per live leaked handle
+  // Events reach the trace in the writer's order: every writer_batch_ns of the run, each
+  // thread's buffered events are written, the threads in a random order (0: emission order).
+  int64_t writer_batch_ns = 0;
+
+  // NVTX ranges that libraries emit on their own, whether the program emits any or not.
+  //  kCublas: cuBLAS's range (domain "cuBLAS") around every matrix product, 8 per iteration;
+  //  kXla: XLA's (domain "TSL"): "XlaModule:#hlo_module=jit_train_step...#" around each
+  //  iteration's work, "Thunk:#hlo_op=<kernel>#" around each launch, and before the step a tiny
+  //  module that converts the step counter (a host-to-device copy, no launch; twice every 25
+  //  iterations, so it has more instances than the step).
+  enum class LibraryRanges { kNone, kCublas, kXla };
+  LibraryRanges library_ranges = LibraryRanges::kNone;
 
   bool stacks = true;             // allocation call stacks
   bool pc_stacks = false;         // use return addresses + a mapping instead of strings
