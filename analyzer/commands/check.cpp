@@ -11,6 +11,7 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
+#include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -37,6 +38,7 @@ const std::vector<util::OptionSpec> kOptions = {
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     kSymbolsOption,
     kFramesInternalOption,
+    kJobsOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"quiet", nullptr, "no progress bar"},
@@ -44,7 +46,7 @@ const std::vector<util::OptionSpec> kOptions = {
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
     "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]\n"
-    "                     [--symbols DIR ...] [--frames-internal PATTERN ...]";
+    "                     [--symbols DIR ...] [--frames-internal PATTERN ...] [--jobs N]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
     "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
@@ -85,6 +87,8 @@ int RunCheck(int argc, char** argv) {
   limits.ranges = args->GetAll("range");
   analysis::AnalyzeOptions options;
   if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+    return util::ReportError("check", s);
+  if (absl::Status s = ApplyJobsOption(*args, &options); !s.ok())
     return util::ReportError("check", s);
   options.iteration = args->Get("iteration");
   options.top = 0;  // every accumulator: a limit must see all of them

@@ -10,6 +10,7 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
+#include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -31,6 +32,7 @@ const std::vector<util::OptionSpec> kOptions = {
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
     kSymbolsOption,
     kFramesInternalOption,
+    kJobsOption,
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
@@ -38,7 +40,7 @@ constexpr char kUsage[] =
     "X]\n"
     "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] "
     "[--quiet]\n"
-    "                        [--symbols DIR ...] [--frames-internal PATTERN ...]";
+    "                        [--symbols DIR ...] [--frames-internal PATTERN ...] [--jobs N]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -93,6 +95,8 @@ int RunDiff(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     analysis::AnalyzeOptions options;
     if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+      return util::ReportError("diff", s);
+    if (absl::Status s = ApplyJobsOption(*args, &options); !s.ok())
       return util::ReportError("diff", s);
     options.iteration = args->Get("iteration");
     options.top = 0;
