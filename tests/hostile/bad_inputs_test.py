@@ -421,10 +421,9 @@ class CutTraces(Base):
         self.assertTrue(os.path.exists(out))
 
 
-class PendingSpeed(Base):
-    """Format items of issue #14, fixed with format v1.1 on branch speed."""
+class FormatBounds(Base):
+    """Format items of issue #14, fixed with format v1.1."""
 
-    @pending("speed", "string tables bounded in bytes, not only in count")
     def test_string_bomb_is_refused_within_bounded_memory(self):
         r = run("info", data("string-bomb-40x64MiB.trace"))
         self.assertExit(r, 3)  # 392 KB that decode to 2.7 GB of strings
@@ -432,7 +431,6 @@ class PendingSpeed(Base):
             self.assertLess(r.max_rss_bytes, 512 << 20)
         self.assertRegex(r.stdout + r.stderr, "(limit|cap|exceed)")
 
-    @pending("speed", "stack tables bounded in bytes, not only in count")
     def test_stack_bomb_is_refused_within_bounded_memory(self):
         bomb = self.path("stack-bomb.trace")
         subprocess.run([sys.executable, data("make_stack_bomb.py"), bomb], check=True, timeout=300)
@@ -442,18 +440,19 @@ class PendingSpeed(Base):
             self.assertLess(r.max_rss_bytes, 1 * GIB)
         self.assertRegex(r.stdout + r.stderr, "(limit|cap|exceed)")
 
-    @pending("speed", "chunk sequence numbers")
     def test_reordered_chunks_are_detected(self):
+        # Format 1.1 numbers its chunks; the bundled recording is 1.0 (no numbers), so convert it.
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
+        numbered = self.path("numbered.trace")
+        self.assertExit(run("convert", golden, numbered, "--to", "binary"), 0)
         swapped = self.path("swapped.trace")
-        subprocess.run([sys.executable, data("swap_chunks.py"), golden, swapped, "2", "3"],
+        subprocess.run([sys.executable, data("swap_chunks.py"), numbered, swapped, "2", "3"],
                        check=True, timeout=120)
         r = run("info", swapped, "--json")
         self.assertExit(r, 3)
         self.assertNotEqual(json.loads(r.stdout)["status"], "complete")
         self.assertExit(run("analyze", swapped, "--quiet"), 3)
 
-    @pending("speed", "convert keeps strings over 64 KiB or refuses them")
     def test_convert_never_truncates_a_long_string(self):
         src = data("long-name-70KB.jsonl")
         binary = self.path("long.trace")
