@@ -2,9 +2,9 @@
 // GzipStream over zlib's deflate (gzip framing: windowBits 15 + 16).
 #include "report/gzip_stream.h"
 
-#include <zlib.h>
-
 #include <algorithm>
+
+#include <zlib.h>
 
 #include "absl/strings/str_cat.h"
 
