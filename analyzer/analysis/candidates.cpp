@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <queue>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -87,14 +88,14 @@ std::string Evidence(const Accumulator& a) {
     const bool handle =
         a.kind == "streams" || a.kind == "events" || a.kind == "modules" || a.kind == "graphs";
     const bool region = a.kind == "nvtx_regions";
-    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, never %s", e.address,
+    const char* freed = handle ? "destroyed" : region ? "unregistered" : "freed";
+    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, %s", e.address,
                           handle   ? "created"
                           : region ? "registered"
                                    : "allocated",
                           e.alloc_iteration,
-                          handle   ? "destroyed"
-                          : region ? "unregistered"
-                                   : "freed");
+                          e.free_iteration == -2 ? absl::StrCat("never ", freed)
+                                                 : absl::StrCat(freed, " only at tear-down"));
   }
   for (const char* verdict : {kExplains, kLikelyCause}) {
     bool first = true;
@@ -249,17 +250,26 @@ void BuildCandidates(Context& ctx, RankReport* report) {
     std::vector<Oldest> examples(groups.size()), leak_examples(groups.size());
     std::vector<uint64_t> leak_handles(groups.size(), 0), leak_bytes(groups.size(), 0);
     std::vector<Series> survivors(groups.size());
-    auto visit = [&](const LiveAlloc& live, uint64_t addr) {
+    // A survivor of the loop is live at its end: still live at the end of the trace (a leak), or
+    // freed only in the epilogue (tear-down; free_iteration = n).
+    auto visit = [&](const LiveAlloc& live, uint64_t addr, bool freed_at_teardown) {
       const int gi = group_of_key[live.key];
       if (gi < 0)
         return;
       const Group& g = groups[static_cast<size_t>(gi)];
       const int64_t born = f.IterationOf(live.slot);
-      HandleExample e{addr, live.serial, live.size, ctx.ApiName(a.alloc_keys[live.key].api),
-                      born, live.ts,     -2};
-      ++leak_handles[static_cast<size_t>(gi)];
-      leak_bytes[static_cast<size_t>(gi)] += live.size;
-      leak_examples[static_cast<size_t>(gi)].Offer(e, 3);
+      HandleExample e{addr,
+                      live.serial,
+                      live.size,
+                      ctx.ApiName(a.alloc_keys[live.key].api),
+                      born,
+                      live.ts,
+                      freed_at_teardown ? static_cast<int64_t>(n) : -2};
+      if (!freed_at_teardown) {
+        ++leak_handles[static_cast<size_t>(gi)];
+        leak_bytes[static_cast<size_t>(gi)] += live.size;
+        leak_examples[static_cast<size_t>(gi)].Offer(e, 3);
+      }
       if (g.accumulator < 0)
         return;
       Series& sv = survivors[static_cast<size_t>(gi)];
@@ -271,8 +281,14 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         examples[static_cast<size_t>(gi)].Offer(e, kExamples);
       }
     };
-    for (const auto& [addr, live] : a.live_allocs) visit(live, addr);
-    for (const auto& [addr, live] : a.live_maps) visit(live, addr);
+    for (const auto& [addr, live] : a.live_allocs) visit(live, addr, false);
+    for (const auto& [addr, live] : a.live_maps) visit(live, addr, false);
+    for (const Aggregates::FreedAlloc& freed : a.recent_frees) {
+      if (freed.handle_type < 0 && f.IterationOf(freed.free_slot) == -2 &&
+          f.IterationOf(freed.live.slot) >= 0) {
+        visit(freed.live, freed.addr, true);
+      }
+    }
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       const Group& g = groups[gi];
       if (g.accumulator >= 0) {
@@ -366,8 +382,21 @@ void BuildCandidates(Context& ctx, RankReport* report) {
         acc_of_hgroup[gi] = static_cast<int>(before);
     }
     std::vector<Oldest> ex(hgroups.size());
+    // Survivors of the loop: handles live at the end of the trace (leaks), and those destroyed
+    // only in the epilogue (tear-down; free_iteration = n).
+    std::vector<std::tuple<std::pair<uint8_t, uint64_t>, LiveAlloc, bool>> survivors;
     for (const auto& [id, live] : a.live_handles) {
       ++report->leaks.handles_by_type[HandleTypeName(id.first)];
+      survivors.emplace_back(id, live, false);
+    }
+    for (const Aggregates::FreedAlloc& freed : a.recent_frees) {
+      if (freed.handle_type >= 0 && f.IterationOf(freed.free_slot) == -2 &&
+          f.IterationOf(freed.live.slot) >= 0) {
+        survivors.emplace_back(std::pair<uint8_t, uint64_t>{freed.handle_type, freed.addr},
+                               freed.live, true);
+      }
+    }
+    for (const auto& [id, live, at_teardown] : survivors) {
       const int gi = live.key < hgroup_of_key.size() ? hgroup_of_key[live.key] : -1;
       if (gi < 0 || acc_of_hgroup[static_cast<size_t>(gi)] < 0)
         continue;
@@ -380,7 +409,7 @@ void BuildCandidates(Context& ctx, RankReport* report) {
       if (born >= acc.growth_start_iteration) {
         ex[static_cast<size_t>(gi)].Offer(
             {id.second, live.serial, 0, ctx.ApiName(a.handle_keys[live.key].api), born, live.ts,
-             -2},
+             at_teardown ? static_cast<int64_t>(n) : -2},
             kExamples);
       }
     }
