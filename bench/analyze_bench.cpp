@@ -4,9 +4,15 @@
 // the reader alone for comparison, and peak RSS of the analysis (measured in a child process, so
 // generation does not count).
 //
-//   analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]
+//   analyze_bench [--events N] [--steps S] [--mix training|alloc] [--trace PATH] [--keep]
+//                 [--jobs N] [--scaling N] [--ranks R]
 // Defaults: 20 M events, 100 inner steps per iteration (≈ 4 000 events per iteration). The
 // figures in docs/performance.md ("Analyzer") come from `--events 100000000`.
+// --mix alloc: an allocation-heavy loop (every launch of a step between the allocation and the
+// free of a temporary, as cudaMallocAsync without a caching allocator does).
+// --jobs N: the measured analysis uses N threads (AnalyzeOptions::jobs; default 1).
+// --scaling N: instead, wall time of the analysis with 1, 2, 4, ... N threads, on R copies of
+// the trace as the ranks of one job (default 8) and on the trace alone; prints a table.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +21,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -32,8 +40,11 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+bool g_alloc_mix = false;
+
 cuclimb::testing::SimOptions Shape(int steps) {
   cuclimb::testing::SimOptions o;
+  o.temps_per_launch = g_alloc_mix ? 1 : 0;
   o.steps = steps;
   o.kernels_per_step = 8;
   o.noise = 0.05;
@@ -43,7 +54,8 @@ cuclimb::testing::SimOptions Shape(int steps) {
 }
 
 // Writes the simulated trace to path; returns the number of events.
-uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iterations) {
+uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iterations,
+                  uint64_t* allocs_and_frees) {
   cuclimb::trace::StringTable strings;
   cuclimb::trace::StackTable stacks;
   uint64_t counted = 0;
@@ -80,6 +92,9 @@ uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iter
       3, 1u << 20);
   int64_t last = 0;
   sink.add = [&](const Event& e) {
+    const auto type = static_cast<cuclimb::format::EventType>(e.type);
+    *allocs_and_frees +=
+        type == cuclimb::format::EventType::kAlloc || type == cuclimb::format::EventType::kFree;
     (void)writer.Add(e, strings, stacks);
     last = std::max(last, e.ts);
   };
@@ -89,6 +104,43 @@ uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iter
   return n;
 }
 
+// Wall time of the analysis of `paths` with `jobs` threads; exits on failure.
+double TimeAnalysis(const std::vector<std::string>& paths, int jobs) {
+  cuclimb::analysis::AnalyzeOptions options;
+  options.jobs = jobs;
+  const auto t0 = Clock::now();
+  auto report = cuclimb::analysis::Analyze(paths, options);
+  const double s = Seconds(t0);
+  if (!report.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(report.status().message()).c_str());
+    std::exit(1);
+  }
+  return s;
+}
+
+// The --scaling table: threads, then wall time and speed-up for R ranks and for one trace.
+void Scaling(const std::string& path, uint64_t events, int max_threads, int ranks) {
+  const std::vector<std::string> job(static_cast<size_t>(ranks), path);
+  std::printf("scaling: %d ranks of %.1f M events, and 1 trace (wall time; %u cores here)\n", ranks,
+              static_cast<double>(events) / 1e6, std::thread::hardware_concurrency());
+  std::printf("| threads | %d ranks: s | speed-up | per thread | 1 trace: s | speed-up |\n", ranks);
+  std::printf("|---|---|---|---|---|---|\n");
+  double base_job = 0, base_one = 0;
+  for (int t = 1;; t = std::min(2 * t, max_threads)) {
+    const double job_s = TimeAnalysis(job, t);
+    const double one_s = TimeAnalysis({path}, t);
+    if (t == 1) {
+      base_job = job_s;
+      base_one = one_s;
+    }
+    std::printf("| %d | %.2f | %.2fx | %.2f | %.2f | %.2fx |\n", t, job_s, base_job / job_s,
+                base_job / job_s / t, one_s, base_one / one_s);
+    std::fflush(stdout);
+    if (t == max_threads)
+      break;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,6 +148,7 @@ int main(int argc, char** argv) {
   int steps = 100;
   std::string path;
   bool keep = false;
+  int jobs = 1, scaling = 0, ranks = 8;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--events") && i + 1 < argc)
       events = std::strtoull(argv[++i], nullptr, 10);
@@ -105,9 +158,20 @@ int main(int argc, char** argv) {
       path = argv[++i];
     else if (!std::strcmp(argv[i], "--keep"))
       keep = true;
+    else if (!std::strcmp(argv[i], "--mix") && i + 1 < argc &&
+             (!std::strcmp(argv[i + 1], "training") || !std::strcmp(argv[i + 1], "alloc")))
+      g_alloc_mix = !std::strcmp(argv[++i], "alloc");
+    else if (!std::strcmp(argv[i], "--jobs") && i + 1 < argc)
+      jobs = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--scaling") && i + 1 < argc)
+      scaling = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--ranks") && i + 1 < argc)
+      ranks = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr,
-                   "usage: analyze_bench [--events N] [--steps S] [--trace PATH] [--keep]\n");
+                   "usage: analyze_bench [--events N] [--steps S] [--mix training|alloc] "
+                   "[--trace PATH] [--keep]\n"
+                   "                     [--jobs N] [--scaling N] [--ranks R]\n");
       return 2;
     }
   }
@@ -118,9 +182,13 @@ int main(int argc, char** argv) {
   if (generate) {
     const auto t0 = Clock::now();
     int iterations = 0;
-    const uint64_t n = Generate(path, events, steps, &iterations);
-    std::printf("generated %llu events (%d iterations of %d steps) in %.1f s\n",
-                static_cast<unsigned long long>(n), iterations, steps, Seconds(t0));
+    uint64_t allocs_and_frees = 0;
+    const uint64_t n = Generate(path, events, steps, &iterations, &allocs_and_frees);
+    std::printf(
+        "generated %llu events (%s mix: %d iterations of %d steps, %.0f%% allocations and "
+        "frees) in %.1f s\n",
+        static_cast<unsigned long long>(n), g_alloc_mix ? "allocation-heavy" : "training",
+        iterations, steps, 100.0 * static_cast<double>(allocs_and_frees) / n, Seconds(t0));
   }
   struct stat st {};
   ::stat(path.c_str(), &st);
@@ -143,12 +211,20 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(n), s, static_cast<double>(n) / s / 1e6);
     decoded = n;
   }
+  if (scaling > 0) {
+    Scaling(path, decoded, scaling, ranks);
+    if (generate && !keep)
+      std::remove(path.c_str());
+    return 0;
+  }
   // The analysis, in a child so that its peak RSS is its own.
   std::fflush(stdout);
   const pid_t pid = fork();
   if (pid == 0) {
     const auto t0 = Clock::now();
-    auto report = cuclimb::analysis::Analyze({path}, {});
+    cuclimb::analysis::AnalyzeOptions options;
+    options.jobs = jobs;
+    auto report = cuclimb::analysis::Analyze({path}, options);
     const double s = Seconds(t0);
     if (!report.ok()) {
       std::fprintf(stderr, "%s\n", std::string(report.status().message()).c_str());
@@ -156,11 +232,12 @@ int main(int argc, char** argv) {
     }
     const uint64_t n = report->ranks[0].trace.events;
     std::printf(
-        "analyze (1 core): %llu events in %.2f s = %.1f M events/s; %lld iterations, verdict %s, "
-        "%zu accumulators%s\n",
-        static_cast<unsigned long long>(n), s, static_cast<double>(n) / s / 1e6,
-        static_cast<long long>(report->iterations.count), report->verdict.c_str(),
-        report->accumulators.size(), report->ranks[0].trace.repassed ? " (two passes)" : "");
+        "analyze (%d thread%s): %llu events in %.2f s = %.1f M events/s; %lld iterations, verdict "
+        "%s, %zu accumulators%s\n",
+        jobs, jobs > 1 ? "s" : "", static_cast<unsigned long long>(n), s,
+        static_cast<double>(n) / s / 1e6, static_cast<long long>(report->iterations.count),
+        report->verdict.c_str(), report->accumulators.size(),
+        report->ranks[0].trace.repassed ? " (two passes)" : "");
     std::fflush(stdout);
     _exit(0);
   }

@@ -12,7 +12,11 @@
 #include "analysis/analyze.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
@@ -105,9 +109,10 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
 }
 
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, const AnalyzeOptions& options,
+                                      int count, int prefetch, const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
+  reader->Prefetch(prefetch);
   SegmentStats stats(reader.get(), options.iteration);
   // Events are read in batches: one virtual call and one decoder entry per batch, not per event.
   std::vector<trace::Event> prefix;
@@ -158,6 +163,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   if (!final_choice.SameBoundaries(choice)) {
     repassed = true;
     CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> again, open());
+    again->Prefetch(prefetch);
     PassState second;
     trace::TraceReader* raw2 = again.get();
     second.Init(std::move(again), final_choice, options, classifier);
@@ -188,6 +194,40 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   return Assemble(in);
 }
 
+// Analyses every trace into (*ranks)[i]: on the calling thread, or with options.jobs > 1 on up to
+// that many threads, each taking the next trace not yet taken; threads beyond the number of
+// traces prefetch chunks for the readers. Each trace is analysed alone (its own reader,
+// symbolizer and aggregator), so the order in which they finish changes nothing.
+void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
+                  const std::vector<std::string>& names, const AnalyzeOptions& options,
+                  const FrameClassifier& classifier,
+                  std::vector<std::optional<absl::StatusOr<RankReport>>>* ranks) {
+  const int count = static_cast<int>(factories.size());
+  const int jobs = std::max(1, options.jobs);
+  const int workers = std::min(jobs, count);
+  const int prefetch = jobs > workers ? (jobs - workers) / workers : 0;
+  AnalyzeOptions shared = options;
+  std::mutex progress_mutex;
+  if (workers > 1 && options.progress) {
+    shared.progress = [&options, &progress_mutex](const Progress& p) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options.progress(p);
+    };
+  }
+  std::atomic<int> next{0};
+  auto work = [&]() {
+    for (int i = next++; i < count; i = next++) {
+      const size_t k = static_cast<size_t>(i);
+      (*ranks)[k].emplace(
+          AnalyzeOne(factories[k], names[k], i, count, prefetch, shared, classifier));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+}
+
 absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& factories,
                                             const std::vector<std::string>& names,
                                             const AnalyzeOptions& options) {
@@ -198,9 +238,11 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
   analysis::Report report;
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
+  std::vector<std::optional<absl::StatusOr<RankReport>>> ranks(factories.size());
+  AnalyzeRanks(factories, names, options, classifier, &ranks);
+  // Errors are reported in trace order, whichever thread met them first.
   for (int i = 0; i < count; ++i) {
-    auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
-                           count, options, classifier);
+    absl::StatusOr<RankReport>& rank = *ranks[static_cast<size_t>(i)];
     if (!rank.ok()) {
       // The reader's errors already start with the path; say it once. Payloads (the CLI's
       // error kind: usage, output) survive the renaming.

@@ -38,7 +38,12 @@ struct AnalyzeOptions {
   /// Events buffered to choose the iteration source before streaming (0 = 131072). Tests lower
   /// it to exercise the second pass.
   size_t prefix_events = 0;
-  /// Called about every million events (and at the end of each pass) when set.
+  /// Threads (`--jobs`): up to this many traces are analysed at once, and threads left over
+  /// check and decompress chunks ahead of each trace's reader. 1 = everything on the calling
+  /// thread. The report is the same, byte for byte, whatever the number.
+  int jobs = 1;
+  /// Called about every million events (and at the end of each pass) when set; with jobs > 1,
+  /// from the analysing threads, one call at a time.
   std::function<void(const Progress&)> progress;
 };
 

@@ -12,6 +12,7 @@
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/iteration_choice.h"
+#include "commands/jobs_option.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -35,14 +36,15 @@ const std::vector<util::OptionSpec> kOptions = {
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
     kSymbolsOption,
     kFramesInternalOption,
+    kJobsOption,
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
     {"verbose", nullptr, "the full ranges table with slopes, p values and attribution statistics"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
     "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
-    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--quiet]\n"
-    "                       [--verbose]";
+    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--jobs N]\n"
+    "                       [--quiet] [--verbose]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -119,6 +121,8 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
   if (*top < 0)
     return util::UsageError("--top wants N ≥ 0");
   o->top = static_cast<int>(*top);
+  if (absl::Status s = ApplyJobsOption(args, o); !s.ok())
+    return s;
   return ApplyCallSiteOptions(args, o);
 }
 

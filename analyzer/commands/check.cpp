@@ -12,6 +12,7 @@
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/iteration_choice.h"
+#include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -38,6 +39,7 @@ const std::vector<util::OptionSpec> kOptions = {
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     kSymbolsOption,
     kFramesInternalOption,
+    kJobsOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
     {"json", "FILE", "write the verdict as JSON (schema cuclimb.check/1) to FILE ('-' = stdout)"},
@@ -46,7 +48,8 @@ const std::vector<util::OptionSpec> kOptions = {
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
     "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--json FILE]\n"
-    "                     [--quiet] [--symbols DIR ...] [--frames-internal PATTERN ...]";
+    "                     [--quiet] [--symbols DIR ...] [--frames-internal PATTERN ...]\n"
+    "                     [--jobs N]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
     "compares the result with limits. Prints the verdict (every check, failures first) on\n"
@@ -80,6 +83,8 @@ int RunCheck(const util::ParsedArgs& parsed) {
   limits.ranges = args->GetAll("range");
   analysis::AnalyzeOptions options;
   if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+    return util::ReportError("check", s);
+  if (absl::Status s = ApplyJobsOption(*args, &options); !s.ok())
     return util::ReportError("check", s);
   options.iteration = args->Get("iteration");
   options.top = 0;  // every accumulator: a limit must see all of them

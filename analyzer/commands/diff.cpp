@@ -11,6 +11,7 @@
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
 #include "commands/iteration_choice.h"
+#include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -32,13 +33,14 @@ const std::vector<util::OptionSpec> kOptions = {
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
     kSymbolsOption,
     kFramesInternalOption,
+    kJobsOption,
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME]\n"
     "                        [--time-tolerance-pct X] [--count-tolerance-pct X] [--persist N]\n"
     "                        [--fail-on-divergence] [--quiet] [--symbols DIR ...]\n"
-    "                        [--frames-internal PATTERN ...]";
+    "                        [--frames-internal PATTERN ...] [--jobs N]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -85,6 +87,8 @@ int RunDiff(const util::ParsedArgs& parsed) {
   for (int i = 0; i < 2; ++i) {
     analysis::AnalyzeOptions options;
     if (absl::Status s = ApplyCallSiteOptions(*args, &options); !s.ok())
+      return util::ReportError("diff", s);
+    if (absl::Status s = ApplyJobsOption(*args, &options); !s.ok())
       return util::ReportError("diff", s);
     options.iteration = args->Get("iteration");
     options.top = 0;

@@ -12,6 +12,7 @@
 #include "commands/commands.h"
 #include "commands/iteration_choice.h"
 #include "commands/progress.h"
+#include "report/gzip_stream.h"
 #include "report/perfetto_export.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -22,7 +23,8 @@ namespace {
 
 const std::vector<util::OptionSpec> kOptions = {
     {"perfetto", "OUT",
-     "write Chrome JSON trace events (Perfetto UI, chrome://tracing) to OUT ('-' = stdout)"},
+     "write Chrome JSON trace events (Perfetto UI, chrome://tracing) to OUT ('-' = stdout); "
+     "gzip-compressed when OUT ends in .gz (about 15x smaller; Perfetto UI opens it as it is)"},
     {"iterations", "A:B",
      "only iterations A to B-1 (A: from A, :B up to B, N only N); default all"},
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
@@ -111,9 +113,20 @@ int RunExport(const util::ParsedArgs& parsed) {
   po.progress = [&bar](uint64_t done, uint64_t total, uint64_t events) {
     bar.Update("writing", done, total, events);
   };
-  auto stats =
-      analysis::ExportPerfetto(reader->get(), report->ranks[0], po,
-                               [&file](std::string_view bytes) { return (*file)->Write(bytes); });
+  // OUT.gz: the same JSON through gzip (JSON trace events are repetitive text).
+  std::unique_ptr<analysis::GzipStream> gzip;
+  if (out_path.size() > 3 && out_path.compare(out_path.size() - 3, 3, ".gz") == 0) {
+    gzip = std::make_unique<analysis::GzipStream>(
+        [&file](std::string_view bytes) { return (*file)->Write(bytes); });
+  }
+  auto stats = analysis::ExportPerfetto(
+      reader->get(), report->ranks[0], po, [&file, &gzip](std::string_view bytes) {
+        return gzip != nullptr ? gzip->Write(bytes) : (*file)->Write(bytes);
+      });
+  if (stats.ok() && gzip != nullptr) {
+    if (absl::Status s = gzip->Finish(); !s.ok())
+      stats = s;
+  }
   bar.Clear();
   if (!stats.ok()) {
     // Iterations beyond the end of a cut trace are missing data (3), not a usage error (2).

@@ -6,6 +6,7 @@ JSON verdicts, the page's self-containment, and the progress bar only on a termi
 Usage: cli_test.py CUCLIMB MAKE_REPORT_TRACES
 """
 import base64
+import gzip
 import hashlib
 import json
 import os
@@ -102,6 +103,17 @@ class ExportTest(Base):
         phases = {e["ph"] for e in events}
         self.assertTrue({"X", "M", "C"} <= phases, phases)
         self.assertEqual(sum(1 for e in events if e.get("cat") == "iteration"), 200)
+
+    def test_gzip_output_is_the_same_json(self):
+        plain, packed = self.path("t.json"), self.path("t.json.gz")
+        for out in (plain, packed):
+            r = run("export", trace("climb.trace"), "--perfetto", out, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        with open(plain, "rb") as f:
+            text = f.read()
+        with gzip.open(packed, "rb") as f:
+            self.assertEqual(f.read(), text)
+        self.assertLess(os.path.getsize(packed) * 5, len(text))
 
     def test_iteration_window(self):
         out = self.path("w.json")

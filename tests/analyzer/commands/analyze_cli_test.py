@@ -158,10 +158,26 @@ class AnalyzeCliTest(unittest.TestCase):
                 with open(os.path.join(GOLDEN, name)) as f:
                     jsonschema.validate(json.load(f), schema)
 
+    def test_jobs_do_not_change_the_report(self):
+        traces = [self.golden(n) for n in ("ddp_rank0.trace", "ddp_rank1.trace", "h200-cubecl-climb.trace")]
+        reports = []
+        for jobs in ("1", "2", "5"):
+            out = self.path("jobs%s.json" % jobs)
+            r = run("analyze", *traces, "--jobs", jobs, "--json", out, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, "rb") as f:
+                reports.append(f.read())
+        self.assertEqual(reports[1], reports[0])
+        self.assertEqual(reports[2], reports[0])
+        for bad in ("0", "-3", "many"):
+            r = run("analyze", traces[0], "--jobs", bad)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--jobs", r.stderr)
+
     def test_help(self):
         r = run("analyze", "--help")
         self.assertEqual(r.returncode, 0)
-        for flag in ("--iteration", "--json", "--warmup", "--alpha", "--min-climb-pct", "--top", "--quiet"):
+        for flag in ("--iteration", "--json", "--warmup", "--alpha", "--min-climb-pct", "--top", "--jobs", "--quiet"):
             self.assertIn(flag, r.stdout)
         self.assertIn("analyze", run("--help").stdout)
 

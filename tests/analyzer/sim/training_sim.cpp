@@ -114,6 +114,11 @@ class Sim {
     Emit();
     t_ += e.dur + 200;
   }
+  // Where the a-th temporary of the k-th launch of a step lives (apart from every other block).
+  static uint64_t TempAddress(int k, int a) {
+    return kDeviceBase + 0x10000000 + static_cast<uint64_t>(k) * 0x800000 +
+           static_cast<uint64_t>(a) * 0x40000;
+  }
   void Free(uint64_t addr, MemoryKind kind, std::string_view api) {
     Event& e = New(EventType::kFree, t_);
     e.dur = J(1000);
@@ -268,12 +273,17 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
     if (k == 1) {  // a temporary, allocated and freed inside the step
       Alloc(kDeviceBase + 0x8000000, 4096, MemoryKind::kPool, "cuMemAllocAsync", temp_site);
     }
+    for (int a = 0; a < o_.temps_per_launch; ++a) {
+      Alloc(TempAddress(k, a), 1024u << (a % 8), MemoryKind::kPool, "cuMemAllocAsync", temp_site);
+    }
     double gpu = kGpuNs[k % 4];
     if (k % 4 == 2)
       gpu += o_.gpu_slowdown_ns * i;
     Launch(kKernels[k % 4], gpu);
     if (k == 1)
       Free(kDeviceBase + 0x8000000, MemoryKind::kPool, "cuMemFreeAsync");
+    for (int a = 0; a < o_.temps_per_launch; ++a)
+      Free(TempAddress(k, a), MemoryKind::kPool, "cuMemFreeAsync");
   }
   if (o_.backward_on_helper && std::string_view(range) == "P/step")
     BackwardOnHelper(kernels);

@@ -41,6 +41,9 @@ struct SimOptions {
   int burst_every = 0, burst_size = 0;  // device leak in bursts
   // Balanced churn of every kind (allocated and freed in the same iteration): flat controls.
   bool churn = true;
+  // Allocation-heavy loops (cudaMallocAsync without a caching allocator): every launch of a step
+  // gets this many temporaries, allocated before it and freed after it.
+  int temps_per_launch = 0;
 
   // What step time depends on.
   double host_ns_per_leaked = 0;     // extra host time per P/step per live leaked device handle

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Analyzer speed on a many-core machine (no GPU needed): events/s on one core for both benchmark
+# mixes, `--jobs` scaling on a job of 8 ranks and on one trace, and optionally the memory bound
+# on 10^9 events. Raw outputs go to $OUT; a short table is printed last.
+#
+#   OUT=dir scripts/analyze-scaling.sh BUILD_DIR        (BUILD_DIR has bench/analyze_bench;
+#                                                        a release build gives the real figures)
+# Knobs: EVENTS (per trace, default 20000000), THREADS (most threads, default 8), RANKS (traces
+# of the job, default 8), BIG=1 adds the 10^9-event memory run (about 3 GiB of trace in $TMPDIR).
+set -u
+BUILD=$(realpath "${1:-build-rel}")
+OUT=${OUT:-$PWD/scaling-out}
+EVENTS=${EVENTS:-20000000}
+THREADS=${THREADS:-8}
+RANKS=${RANKS:-8}
+BENCH=$BUILD/bench/analyze_bench
+TMP=${TMPDIR:-/tmp}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/scaling-log.txt") 2>&1
+echo "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo); $(date -u)"
+git -C "$(dirname "$0")/.." log -1 --format='commit %h %s' 2>/dev/null
+
+for mix in training alloc; do
+  echo "== one core, $mix mix"
+  taskset -c 1 "$BENCH" --events "$EVENTS" --mix "$mix" --trace "$TMP/scaling-$mix.trace" --keep \
+    | tee "$OUT/core-$mix.txt"
+done
+echo "== --jobs scaling ($RANKS ranks and one trace, training mix)"
+"$BENCH" --trace "$TMP/scaling-training.trace" --scaling "$THREADS" --ranks "$RANKS" \
+  | tee "$OUT/jobs.txt"
+rm -f "$TMP"/scaling-*.trace
+if [ "${BIG:-0}" = 1 ]; then
+  echo "== 10^9 events, memory"
+  "$BENCH" --events 1000000000 --trace "$TMP/scaling-big.trace" | tee "$OUT/big.txt"
+fi
+
+echo "== table"
+for mix in training alloc; do
+  printf '%-9s %s\n' "$mix" "$(grep -E '^analyze CPU time' "$OUT/core-$mix.txt")"
+done
+grep -E '^\|' "$OUT/jobs.txt"
+[ -f "$OUT/big.txt" ] && grep -E '^(generated|analyze)' "$OUT/big.txt"
+exit 0
