@@ -57,11 +57,7 @@ std::string FormatBytes(double bytes);
 std::string SizeClassLabel(uint8_t size_class);
 std::string MemoryKindName(uint8_t kind);
 std::string HandleTypeName(uint8_t type);
-// Accumulator kind of a memory kind or handle type ("" when none).
-std::string AllocationKind(uint8_t memory_kind);
-std::string HandleKind(uint8_t handle_type);
 
-void BuildCandidates(Context& ctx, RankReport* report);
 void BuildLeaksAndMemory(Context& ctx, RankReport* report);
 
 }  // namespace internal

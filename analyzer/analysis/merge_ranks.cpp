@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/rank_climbs.h"
+#include "analysis/ranking.h"
 #include "analysis/straggler.h"
-#include "detect/accumulators.h"
 #include "detect/trend.h"
 
 namespace cuclimb::analysis {

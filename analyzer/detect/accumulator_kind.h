@@ -31,8 +31,8 @@ enum class HandleNature : uint8_t { kAllocation, kHandle, kRegion, kNone };
 
 struct AccumulatorKindInfo {
   AccumulatorKind kind;
-  std::string_view name;  // the report's `kind` string (schema)
-  std::string_view unit;  // the report's `unit`: "handles", "bytes" or "samples"
+  const char* name;  // the report's `kind` string (schema)
+  const char* unit;  // the report's `unit`: "handles", "bytes" or "samples"
   // Smallest meaningful step of the series (the trend's resolution) and the least growth over
   // the tested window that counts as an accumulator, in `unit`.
   double resolution;

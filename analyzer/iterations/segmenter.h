@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "iterations/iteration_span.h"
 #include "iterations/launch_period.h"
-#include "report/report.h"
 #include "trace/reader.h"
 
 namespace cuclimb::analysis {
