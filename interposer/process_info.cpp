@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "interposer/format/event_accessors.h"
+
 namespace cuclimb::interposer {
 
 void JoinCommandLine(char* buf, size_t length) noexcept {
@@ -38,16 +40,16 @@ format::Event ProcessEvent(const ProcessFacts& facts, int64_t ts,
                            uint32_t (*intern)(std::string_view)) noexcept {
   format::Event ev = format::MakeEvent(format::EventType::kProcess);
   ev.ts = ts;
-  ev.value = facts.pid;
-  ev.handle = static_cast<uint64_t>(facts.ppid);
+  format::SetProcessPid(&ev, facts.pid);
+  format::SetProcessParentPid(&ev, static_cast<uint64_t>(facts.ppid));
   ev.name = intern(facts.cmdline);
   ev.text = intern(facts.host);
   if (facts.exe[0] != '\0')
     ev.api = intern(facts.exe);
-  ev.size = facts.driver_version;
-  ev.aux = facts.cupti_version;
+  format::SetProcessDriverVersion(&ev, facts.driver_version);
+  format::SetProcessCuptiVersion(&ev, facts.cupti_version);
   if (facts.rank != nullptr)
-    ev.corr = std::strtoull(facts.rank, nullptr, 10) + 1;  // 0: no rank
+    format::SetProcessRank(&ev, static_cast<int64_t>(std::strtoull(facts.rank, nullptr, 10)));
   return ev;
 }
 

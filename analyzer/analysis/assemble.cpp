@@ -11,6 +11,7 @@
 #include "analysis/causes.h"
 #include "analysis/detection.h"
 #include "interposer/format/trace_format.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 namespace internal {
@@ -363,8 +364,11 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     KernelRow& row = ranked[k].first;
     ranked[k].second = k;
     row.name = ctx.KernelName(a.kernel_names[k]);
-    for (double v : ks.launches) row.launches += static_cast<uint64_t>(v);
-    for (double v : ks.executions) row.executions += static_cast<uint64_t>(v);
+    double launches = 0, executions = 0;  // as double: hostile counts overflow uint64
+    for (double v : ks.launches) launches += v;
+    for (double v : ks.executions) executions += v;
+    row.launches = util::SaturatingUInt64(launches);
+    row.executions = util::SaturatingUInt64(executions);
     for (double v : ks.gpu_ns) row.gpu_ms += v * 1e-6;
   }
   std::sort(ranked.begin(), ranked.end(),
@@ -411,7 +415,9 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     for (size_t i = 0; i < series.size(); ++i) {
       ApiRow row;
       row.name = ctx.ApiName(names[i]);
-      for (double v : series[i].calls) row.calls += static_cast<uint64_t>(v);
+      double calls = 0;
+      for (double v : series[i].calls) calls += v;
+      row.calls = util::SaturatingUInt64(calls);
       for (double v : series[i].ns) row.ms += v * 1e-6;
       row.calls_per_iter = ctx.fold.Sum(series[i].calls);
       row.ms_per_iter = Scale(ctx.fold.Sum(series[i].ns), 1e-6);

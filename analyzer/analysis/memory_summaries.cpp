@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/assemble.h"
 #include "analysis/flow.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis::internal {
 
@@ -24,8 +25,11 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
     t.count = Sum(t.count, f.Sum(a.alloc_series[k].temps));
     t.bytes = Sum(t.bytes, f.Sum(a.alloc_series[k].temp_bytes));
   }
-  for (double v : t.count) t.total += static_cast<uint64_t>(v);
-  for (double v : t.bytes) t.total_bytes += static_cast<uint64_t>(v);
+  double total = 0, total_bytes = 0;  // as double: hostile sizes overflow uint64
+  for (double v : t.count) total += v;
+  for (double v : t.bytes) total_bytes += v;
+  t.total = util::SaturatingUInt64(total);
+  t.total_bytes = util::SaturatingUInt64(total_bytes);
   for (const auto& [age, count] : a.lifetime_iterations) {
     std::string bucket;
     if (age < 0)
@@ -91,12 +95,16 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   Overhead& o = report->overhead;
   o.self_ms = Scale(f.Sum(a.overhead_ns), 1e-6);
   for (double v : a.overhead_ns) o.self_ms_total += v * 1e-6;
-  for (double v : a.overhead_events) o.recorded_events += static_cast<uint64_t>(v);
+  double recorded = 0;  // summed as double: per-slot counts of a hostile trace reach 2^64
+  for (double v : a.overhead_events) recorded += v;
+  o.recorded_events = util::SaturatingUInt64(recorded);
+  // Differences of timestamps in double: a trace's timestamps may span more than int64 holds.
   double wall_ms = 0;
   for (const IterationSpan& s : report->iterations.spans)
-    wall_ms += static_cast<double>(s.end_ns - s.start_ns) * 1e-6;
+    wall_ms += (static_cast<double>(s.end_ns) - static_cast<double>(s.start_ns)) * 1e-6;
   if (wall_ms <= 0)
-    wall_ms = static_cast<double>(report->trace.last_ts_ns - report->trace.first_ts_ns) * 1e-6;
+    wall_ms = (static_cast<double>(report->trace.last_ts_ns) -
+               static_cast<double>(report->trace.first_ts_ns)) * 1e-6;
   o.self_pct_of_wall = wall_ms > 0 ? 100.0 * o.self_ms_total / wall_ms : 0;
   o.dropped = ctx.in.reader->trailer() ? ctx.in.reader->trailer()->value : 0;
   for (const auto& [reason, count] : a.drops_by_reason) o.drops_by_reason[ctx.Str(reason)] += count;

@@ -26,6 +26,8 @@ constexpr double kOwnOfStraggler = 0.5;
 // A rank's host waits for peers when its collectives' GPU time grows by at least this share of
 // the host's wait.
 constexpr double kGpuConfirms = 0.5;
+// A range of a rank carries the rank's climb when it grows by at least this share of it.
+constexpr double kCarriesClimb = 0.5;
 
 double Slope(const Component& c) {
   return c.trend.tested ? c.trend.slope_per_iter : 0;
@@ -125,6 +127,58 @@ RankClimb Measure(const RangeReport& range, const RankGpuTime& gpu, const TrendO
   return c;
 }
 
+// Whether some accumulator of the rank explains its climb of the range.
+bool AccumulatorExplains(const RankReport& rank, const std::string& range, double growth) {
+  for (const Accumulator& a : rank.accumulators) {
+    if (ExplainsClimb(rank, a, range, growth))
+      return true;
+  }
+  return false;
+}
+
+// Without collective kernels (gloo and other host-side collectives, which wait in host code with
+// no CUDA call to show it), waiting cannot be measured, but ranks in lock step still all climb
+// alike. When exactly one of them has an accumulator that explains its climb and the others,
+// which climb at least a quarter as much, have none, they are taken to wait for it: the
+// straggler is inferred, and each waiting rank's whole growth of the range counts as waiting.
+void InferStraggler(const std::string& name, const std::vector<RankReport>& ranks,
+                    const std::vector<RankClimb*>& present, RangeByRank* b) {
+  RankClimb* s = nullptr;
+  std::vector<RankClimb*> others;
+  for (RankClimb* c : present) {
+    if (c->collectives)
+      return;
+    if (!c->climbing)
+      continue;
+    if (AccumulatorExplains(ranks[static_cast<size_t>(c->index)], name, c->wall_ms_per_iter)) {
+      if (s != nullptr)
+        return;
+      s = c;
+    } else {
+      others.push_back(c);
+    }
+  }
+  if (s == nullptr || s->wall_ms_per_iter <= 0)
+    return;
+  std::vector<RankClimb*> waiting;
+  for (RankClimb* c : others) {
+    if (c->wall_ms_per_iter >= kWaitOfStraggler * s->wall_ms_per_iter)
+      waiting.push_back(c);
+  }
+  if (waiting.empty() || 2 * waiting.size() + 1 < present.size())
+    return;
+  b->pattern = "straggler";
+  b->inferred = true;
+  b->straggler = s->rank;
+  s->role = "straggler";
+  for (RankClimb* c : waiting) {
+    c->role = "waits";
+    c->wait_ms_per_iter = c->wall_ms_per_iter;
+    c->own_ms_per_iter = 0;
+    b->waiting.push_back(c->rank);
+  }
+}
+
 std::string PerIter(double ms) {
   return absl::StrCat(ms >= 0 ? "+" : "-", FormatMs(std::fabs(ms)), "/iter");
 }
@@ -144,6 +198,15 @@ std::string Summary(const RangeByRank& b, const std::vector<RankClimb*>& present
       if (c.role == "waits")
         wait += c.wait_ms_per_iter / static_cast<double>(b.waiting.size());
     }
+    if (b.inferred) {
+      return absl::StrFormat(
+          "%s is the straggler (inferred): an accumulator on it explains its climb (%s, %+.1f%%); "
+          "%s %s as much with none of %s own, and no collective kernels to time the wait "
+          "(host-side collectives such as gloo)",
+          RankList({b.straggler}), PerIter(s->own_ms_per_iter), s->trend.change_pct,
+          RankList(b.waiting), b.waiting.size() == 1 ? "climbs" : "climb about",
+          b.waiting.size() == 1 ? "its" : "their");
+    }
     return absl::StrFormat(
         "%s is the straggler: its own work grows %s (the range climbs %+.1f%% there); %s %s for "
         "it inside collectives, %s%s",
@@ -159,6 +222,15 @@ std::string Summary(const RangeByRank& b, const std::vector<RankClimb*>& present
       own += c->own_ms_per_iter;
       wait += c->wait_ms_per_iter;
       wall += c->wall_ms_per_iter / static_cast<double>(present.size());
+    }
+    bool collectives = false;
+    for (const RankClimb* c : present) collectives |= c->collectives;
+    if (!collectives) {
+      return absl::StrFormat(
+          "climbs on all %d ranks alike (%s on average); they launch no collective kernels "
+          "(host-side collectives such as gloo, or none), so whether a rank waits for another "
+          "cannot be measured",
+          present.size(), PerIter(wall));
     }
     return absl::StrFormat(
         "climbs on all %d ranks alike (%s on average), %s", present.size(), PerIter(wall),
@@ -250,6 +322,8 @@ RangeByRank ClimbsByRank(const std::string& name, const std::vector<RankReport>&
       }
     }
   }
+  if (b.pattern.empty())
+    InferStraggler(name, ranks, present, &b);
   if (b.pattern.empty()) {
     if (b.climbing.empty())
       b.pattern = "none";
@@ -260,6 +334,25 @@ RangeByRank ClimbsByRank(const std::string& name, const std::vector<RankReport>&
   }
   b.summary = Summary(b, present);
   return b;
+}
+
+bool ExplainsClimb(const RankReport& rank, const Accumulator& a, const std::string& range,
+                   double growth_ms_per_iter) {
+  // The part of the step where the extra work sits (the forward, where kept tensors cost host
+  // time) follows the accumulator more cleanly than the whole step, whose time still has the
+  // other ranks' stalls in it (rank 0's checkpoint stalls the next all-reduce everywhere).
+  for (const Explanation& e : a.explanations) {
+    if (e.verdict != kExplains && e.verdict != kLikelyCause)
+      continue;
+    if (e.range == range)
+      return true;
+    const RangeReport* part = FindRange(rank, e.range);
+    if (part != nullptr && part->climbing &&
+        part->trend.slope_per_iter >= kCarriesClimb * growth_ms_per_iter) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string RankList(std::vector<int> ranks) {

@@ -38,6 +38,12 @@ RangeByRank ClimbsByRank(const std::string& name, const std::vector<RankReport>&
                          const std::vector<int>& job_ranks, const std::vector<RankGpuTime>& gpu,
                          const TrendOptions& options);
 
+// Whether accumulator `a` of `rank` explains (or is the likely cause of) the rank's climb of
+// `range`, which grows there by `growth_ms_per_iter`, or of one of its climbing ranges that
+// carries at least half of that growth.
+bool ExplainsClimb(const RankReport& rank, const Accumulator& a, const std::string& range,
+                   double growth_ms_per_iter);
+
 // "rank 1", "ranks 0, 2, 3", "ranks 0, 2–7".
 std::string RankList(std::vector<int> ranks);
 

@@ -17,8 +17,6 @@ namespace {
 // An accumulator is the straggler's when its growth there exceeds the waiting ranks' mean by at
 // least this share of it: it lives on the straggler alone, or mostly.
 constexpr double kMostlyThere = 0.5;
-// A range of the straggler carries its climb when it grows by at least this share of it.
-constexpr double kCarriesClimb = 0.5;
 
 std::string PerIter(double ms) {
   return absl::StrCat(ms >= 0 ? "+" : "-", FormatMs(std::fabs(ms)), "/iter");
@@ -91,27 +89,6 @@ void OwnGrowth(const RankReport& rank, const RangeReport& range, const RankClimb
     s->where = "host";
     s->where_detail = "host code between CUDA calls";
   }
-}
-
-// Whether `a` explains (or is the likely cause of) the straggler's climb of `range`, or of a range
-// of the straggler that carries at least half of that climb: the part of the step where the
-// extra work sits (the forward where kept tensors cost host time) follows the accumulator more
-// cleanly than the whole step, whose time on the straggler still has the other ranks' stalls in
-// it (a checkpoint on rank 0 stalls the next all-reduce everywhere).
-bool ExplainsClimb(const RankReport& rank, const Accumulator& a, const std::string& range,
-                   double own_ms_per_iter) {
-  for (const Explanation& e : a.explanations) {
-    if (e.verdict != kExplains && e.verdict != kLikelyCause)
-      continue;
-    if (e.range == range)
-      return true;
-    const RangeReport* part = FindRange(rank, e.range);
-    if (part != nullptr && part->climbing &&
-        part->trend.slope_per_iter >= kCarriesClimb * own_ms_per_iter) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // The accumulators that grow on the straggler more than on the ranks that wait, and explain its
@@ -205,6 +182,15 @@ std::string Story(const Straggler& s) {
     timed |= w.collectives_timed;
   }
   const bool one = ranks.size() == 1;
+  if (s.inferred) {
+    absl::StrAppendFormat(
+        &out,
+        "%s %s as much (%s%s) with no accumulator of %s own: taken to wait for it, though no "
+        "collective kernels time the wait (a host-side collective such as gloo)",
+        RankList(ranks), one ? "climbs" : "climb about", PerIter(s.wait_share * s.own_ms_per_iter),
+        one ? "" : " on average", one ? "its" : "their");
+    return out;
+  }
   absl::StrAppend(&out, RankList(ranks), one ? " waits" : " wait", " for it inside collectives");
   if (timed) {
     absl::StrAppendFormat(&out, ": %s %s GPU time rises %s%s (%.0f%% of rank %d's growth)",
@@ -239,6 +225,7 @@ void FindStraggler(Report* report) {
     return;
   Straggler& s = report->straggler;
   s.found = true;
+  s.inferred = found->by_rank.inferred;
   s.rank = found->by_rank.straggler;
   s.range = found->name;
   const RankClimb* climb = nullptr;

@@ -13,6 +13,7 @@
 #include "trace/reader.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/saturating.h"
 #include "util/terminal_text.h"
 
 namespace cuclimb::commands {
@@ -62,9 +63,10 @@ Summary Summarize(trace::TraceReader& reader) {
   while (reader.Next(&ev)) {
     ++s.counts[static_cast<int>(ev.type)];
     s.first_ts = std::min(s.first_ts, ev.ts);
-    s.last_ts = std::max(s.last_ts, ev.ts + std::max<int64_t>(ev.dur, 0));
+    s.last_ts = std::max(s.last_ts, util::SaturatingAdd(ev.ts, std::max<int64_t>(ev.dur, 0)));
     if (ev.type == trace::EventType::kDrops) {
-      s.drops_by_reason[std::string(reader.Str(ev.text))] += ev.value;
+      int64_t& drops = s.drops_by_reason[std::string(reader.Str(ev.text))];
+      drops = util::SaturatingAdd(drops, ev.value);
     } else if (ev.type == trace::EventType::kProcess && s.process.is_null()) {
       s.process = {{"pid", ev.value}, {"cmd", reader.Str(ev.name)}, {"host", reader.Str(ev.text)}};
       if (ev.size != 0) s.process["driver"] = ev.size;
@@ -103,7 +105,7 @@ nlohmann::json ToJson(const std::string& path, trace::TraceReader& reader, const
       {"counts", counts},
       {"first_ts", rs.events ? s.first_ts : 0},
       {"last_ts", rs.events ? s.last_ts : 0},
-      {"span_ns", rs.events ? s.last_ts - s.first_ts : 0},
+      {"span_ns", rs.events ? util::SaturatingSub(s.last_ts, s.first_ts) : 0},
       {"dropped", dropped},
       {"drops_by_reason", s.drops_by_reason},
       {"process", s.process},

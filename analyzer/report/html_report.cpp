@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "report/html_data.h"
 #include "report_assets.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 namespace {
@@ -213,6 +214,23 @@ Json ApisJson(const std::vector<ApiRow>& apis) {
   return out;
 }
 
+// Where a merged accumulator lives: "rank 1 (+2)", "ranks 0, 3 (+1, +1)"; the rest are not listed.
+std::string LivesOn(const Accumulator& a) {
+  std::string ranks, growth;
+  int n = 0;
+  for (const AccumulatorOnRank& on : a.by_rank) {
+    if (!on.lives)
+      continue;
+    absl::StrAppend(&ranks, n ? ", " : "", on.rank);
+    absl::StrAppend(&growth, n ? ", " : "", absl::StrFormat("%+.3g", on.growth_per_iter));
+    ++n;
+  }
+  if (n == 0)
+    return "";
+  return absl::StrCat(n == 1 ? "rank " : "ranks ", ranks, " (", growth, " ", a.unit, "/iter)",
+                      static_cast<size_t>(n) < a.by_rank.size() ? "; not on the others" : "");
+}
+
 Json RankJson(const RankReport& r, SeriesBudget* budget) {
   Json devices = Json::array();
   for (const DeviceInfo& d : r.process.devices) {
@@ -254,7 +272,7 @@ Json RankJson(const RankReport& r, SeriesBudget* budget) {
                     {"status_message", r.trace.status_message},
                     {"partial", r.trace.partial},
                     {"events", r.trace.events},
-                    {"duration_ns", r.trace.last_ts_ns - r.trace.first_ts_ns},
+                    {"duration_ns", util::SaturatingSub(r.trace.last_ts_ns, r.trace.first_ts_ns)},
                     {"repassed", r.trace.repassed}};
   j["process"] = Json{{"pid", r.process.pid},         {"rank", r.process.rank},
                       {"cmd", r.process.cmd},         {"host", r.process.host},
@@ -435,21 +453,26 @@ absl::StatusOr<std::string> ToHtml(const Report& report, const HtmlOptions& opti
                               {"climbing", r.climbing},
                               {"trend", TrendJson(r.trend)},
                               {"explained_by", r.explained_by},
-                              {"where_time_goes", r.where_time_goes}});
+                              {"where_time_goes", r.where_time_goes},
+                              {"pattern", r.by_rank.pattern},
+                              {"on_ranks", r.by_rank.summary}});
       }
       data["ranges"] = std::move(ranges);
+      data["straggler"] = report.straggler.found ? Json(report.straggler.summary) : Json(nullptr);
+      data["job_ranks"] = report.job_ranks;
       Json accs = Json::array();
       for (const Accumulator& a : report.accumulators) {
         auto it = report.accumulator_ranks.find(a.id);
-        accs.push_back(Json{
-            {"rank", a.rank},
-            {"id", a.id},
-            {"kind", a.kind},
-            {"key", a.key},
-            {"growth_per_iter", Num(a.growth_per_iter)},
-            {"unit", a.unit},
-            {"explains", a.explains},
-            {"ranks", it == report.accumulator_ranks.end() ? Json::array() : Json(it->second)}});
+        accs.push_back(
+            Json{{"rank", a.rank},
+                 {"id", a.id},
+                 {"kind", a.kind},
+                 {"key", a.key},
+                 {"growth_per_iter", Num(a.growth_per_iter)},
+                 {"unit", a.unit},
+                 {"explains", a.explains},
+                 {"ranks", it == report.accumulator_ranks.end() ? Json::array() : Json(it->second)},
+                 {"lives_on", LivesOn(a)}});
       }
       data["accumulators"] = std::move(accs);
     }

@@ -129,10 +129,13 @@ Json ClimbByRankJson(const RangeByRank& b) {
                          {"collectives", c.collectives},
                          {"collectives_timed", c.collectives_timed}});
   }
-  return Json{
-      {"pattern", b.pattern},   {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
-      {"climbing", b.climbing}, {"waiting", b.waiting},
-      {"summary", b.summary},   {"ranks", std::move(ranks)}};
+  return Json{{"pattern", b.pattern},
+              {"straggler", b.straggler >= 0 ? Json(b.straggler) : Json(nullptr)},
+              {"inferred", b.inferred},
+              {"climbing", b.climbing},
+              {"waiting", b.waiting},
+              {"summary", b.summary},
+              {"ranks", std::move(ranks)}};
 }
 
 Json StragglerJson(const Straggler& s) {
@@ -152,6 +155,7 @@ Json StragglerJson(const Straggler& s) {
   }
   return Json{{"rank", s.rank},
               {"index", s.index},
+              {"inferred", s.inferred},
               {"range", s.range},
               {"climb_pct", R(s.climb_pct)},
               {"own_ms_per_iter", R(s.own_ms_per_iter)},

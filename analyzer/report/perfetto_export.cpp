@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "util/saturating.h"
 #include "util/status_macros.h"
 
 namespace cuclimb::analysis {
@@ -350,7 +351,9 @@ class Exporter {
   }
   void Account(const Live& l, int sign) {
     const size_t k = l.kind < kinds_.size() ? l.kind : 0;
-    kinds_[k].bytes += sign * static_cast<int64_t>(l.size);
+    const int64_t bytes = util::SaturatingInt64(l.size);  // saturating: sizes are the trace's
+    kinds_[k].bytes = sign > 0 ? util::SaturatingAdd(kinds_[k].bytes, bytes)
+                               : util::SaturatingSub(kinds_[k].bytes, bytes);
     kinds_[k].count += sign;
     kinds_[k].seen = true;
   }

@@ -149,6 +149,7 @@ struct RankClimb {
 struct RangeByRank {
   std::string pattern;           // "" (one trace) | "none" | "all" | "straggler" | "one" | "some"
   int straggler = -1;            // job rank whose own work the others wait for ("straggler")
+  bool inferred = false;         // no collective kernels: the straggler is inferred
   std::vector<int> climbing;     // job ranks where the range climbs
   std::vector<int> waiting;      // job ranks whose growth is waiting for the straggler
   std::string summary;           // one sentence
@@ -362,6 +363,7 @@ struct StragglerWait {
 
 struct Straggler {
   bool found = false;
+  bool inferred = false;  // from accumulators alone: no collective kernels time the wait
   int rank = -1, index = -1;
   std::string range;           // the range it is found on (the iteration's, when it shows there)
   double climb_pct = 0;        // the range's climb on the straggler

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 
+#include "interposer/format/event_accessors.h"
 #include "interposer/format/trace_format.h"
 #include "trace/event_kinds.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 
@@ -189,7 +191,7 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     case EventType::kDrops:
       SlotAdd(a_.drops, slot, static_cast<double>(ev.value));
-      a_.drops_by_reason[ev.text] += ev.value;
+      a_.drops_by_reason[ev.text] = util::SaturatingAdd(a_.drops_by_reason[ev.text], ev.value);
       break;
     case EventType::kRecording:
       if (ev.value == 0)
@@ -288,7 +290,8 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
   if (o.dup || !count)
     return;
   RangeSeries& r = a_.ranges[o.range];
-  SlotAdd(r.total_ns, o.slot, static_cast<double>(std::max<int64_t>(end_ts - o.start, 0)));
+  SlotAdd(r.total_ns, o.slot,
+          static_cast<double>(std::max<int64_t>(util::SaturatingSub(end_ts, o.start), 0)));
   SlotAdd(r.count, o.slot, 1);
 }
 
@@ -425,13 +428,13 @@ void Aggregator::OnIdentity(const Event& ev) {
     case EventType::kProcess:
       if (!a_.process.seen) {
         a_.process.seen = true;
-        a_.process.pid = ev.value;
-        a_.process.rank = ev.corr > 0 ? static_cast<int64_t>(ev.corr) - 1 : -1;
+        a_.process.pid = format::ProcessPid(ev);
+        a_.process.rank = format::ProcessRank(ev);
         a_.process.cmd = ev.name;
         a_.process.host = ev.text;
         a_.process.exe = ev.api;
-        a_.process.driver = ev.size;
-        a_.process.cupti = ev.aux;
+        a_.process.driver = format::ProcessDriverVersion(ev);
+        a_.process.cupti = format::ProcessCuptiVersion(ev);
       }
       break;
     case EventType::kDevice: {

@@ -6,6 +6,7 @@
 
 #include "interposer/format/trace_format.h"
 #include "series/aggregator.h"
+#include "util/saturating.h"
 
 namespace cuclimb::analysis {
 
@@ -53,8 +54,9 @@ void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
     ++a_.lifetime_iterations[born < 0 ? -1 : static_cast<int>(std::max<int64_t>(died - born, 0))];
   const uint8_t kind = a_.alloc_keys[live.key].kind;
   if (kind != kVmmMappingKind) {
-    a_.live_bytes -= static_cast<int64_t>(live.size);
-    a_.live_by_kind[kind & 15] -= static_cast<int64_t>(live.size);
+    a_.live_bytes = util::SaturatingSub(a_.live_bytes, util::SaturatingInt64(live.size));
+    a_.live_by_kind[kind & 15] =
+        util::SaturatingSub(a_.live_by_kind[kind & 15], util::SaturatingInt64(live.size));
   }
 }
 
@@ -80,8 +82,9 @@ void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
       SlotAdd(os.allocs, old.slot, -1);
       SlotAdd(os.alloc_bytes, old.slot, -static_cast<double>(old.size));
       const uint8_t old_kind = a_.alloc_keys[old.key].kind;
-      a_.live_bytes -= static_cast<int64_t>(old.size);
-      a_.live_by_kind[old_kind & 15] -= static_cast<int64_t>(old.size);
+      a_.live_bytes = util::SaturatingSub(a_.live_bytes, util::SaturatingInt64(old.size));
+      a_.live_by_kind[old_kind & 15] =
+          util::SaturatingSub(a_.live_by_kind[old_kind & 15], util::SaturatingInt64(old.size));
     } else {
       // The same address again without a free: the free was not seen (dropped, or made by a
       // path cuclimb does not hook). The old allocation ends here.
@@ -93,8 +96,8 @@ void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
   AllocSeries& s = a_.alloc_series[key];
   SlotAdd(s.allocs, slot, 1);
   SlotAdd(s.alloc_bytes, slot, static_cast<double>(ev.size));
-  a_.live_bytes += static_cast<int64_t>(ev.size);
-  a_.live_by_kind[kind] += static_cast<int64_t>(ev.size);
+  a_.live_bytes = util::SaturatingAdd(a_.live_bytes, util::SaturatingInt64(ev.size));
+  a_.live_by_kind[kind] = util::SaturatingAdd(a_.live_by_kind[kind], util::SaturatingInt64(ev.size));
   a_.peak_by_kind[kind] = std::max(a_.peak_by_kind[kind], a_.live_by_kind[kind]);
   SlotMax(a_.peak_per_slot, slot, static_cast<double>(a_.live_bytes));
   if (a_.live_bytes > a_.peak_bytes) {

@@ -157,14 +157,21 @@ std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack,
                                   const trace::StringTable& strings) {
   if (stack.empty())
     return "";
-  // The first user frame and its nearest user caller; failing that, the first two frames
-  // outside CUDA (an allocator's own frames are better than none).
+  // The first user frame and its nearest user caller. Failing that (a framework's own thread,
+  // or a stack cut by --stack-depth inside the framework), the two outermost framework frames:
+  // the nearest to the user's code that were recorded, say the operator rather than the
+  // allocator every operator goes through. Failing that, the first two frames outside CUDA.
   // Copies: resolving later words may rehash the cache.
-  std::vector<Frame> user, outside_cuda;
+  std::vector<Frame> user, framework, outside_cuda;
   for (uint64_t word : stack) {
     for (const Frame& f : ResolveAll(word, strings)) {
       if (f.frame_class == FrameClass::kUser && user.size() < 2)
         user.push_back(f);
+      if (f.frame_class == FrameClass::kFramework && user.empty()) {
+        if (framework.size() == 2)
+          framework.erase(framework.begin());
+        framework.push_back(f);
+      }
       if (f.frame_class != FrameClass::kCuda && f.frame_class != FrameClass::kUnknown &&
           outside_cuda.size() < 2) {
         outside_cuda.push_back(f);
@@ -173,7 +180,8 @@ std::string Symbolizer::SiteLabel(absl::Span<const uint64_t> stack,
     if (user.size() == 2)
       break;
   }
-  const std::vector<Frame>& pick = !user.empty() ? user : outside_cuda;
+  const std::vector<Frame>& pick =
+      !user.empty() ? user : (!framework.empty() ? framework : outside_cuda);
   if (pick.empty())
     return FrameLabel(Resolve(stack[0], strings));
   std::string label = FrameLabel(pick[0]);

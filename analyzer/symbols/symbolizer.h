@@ -54,8 +54,9 @@ class Symbolizer {
   // The call site's label, which is also its key: stacks that differ only in internal frames
   // (FrameClass other than kUser) get the same label. It is the first user frame and the next
   // user frame that calls it, in FrameLabel form: "step (train.py:17) <- main (train.py:40)",
-  // "Trainer::Step <- main". A stack with no user frame is labelled by its first two frames
-  // outside CUDA, an empty stack by "".
+  // "Trainer::Step <- main". A stack with no user frame is labelled by its two outermost
+  // framework frames (the operator, not the allocator under it), else by its first two frames
+  // outside CUDA; an empty stack by "".
   std::string SiteLabel(absl::Span<const uint64_t> stack, const trace::StringTable& strings);
 
   // One line per module whose frames in a label so far lack a name or a source line, saying why

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reader of the binary trace form: the only code in the analyzer that sees wire structs.
+// Reader of the binary trace form: file I/O around the format library's chunk decoder (the only
+// code in the analyzer that sees wire structs).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
-#include "trace/event_decoder.h"
+#include "interposer/format/chunk_decoder.h"
 #include "trace/reader.h"
 
 namespace cuclimb::trace {
 
-class BinaryReader : public TraceReader {
+class BinaryReader : public TraceReader, private format::DefinitionTables {
  public:
   explicit BinaryReader(std::unique_ptr<ByteSource> source);
   ~BinaryReader() override;
@@ -19,32 +20,31 @@ class BinaryReader : public TraceReader {
   // Reads and validates the file header; must succeed before Next().
   absl::Status Start();
   bool Next(Event* ev) override;
+  size_t Read(Event* out, size_t max) override;
 
  private:
+  // Reads, checks and starts the next chunk; false at the end or on damage (status set).
   bool LoadChunk();
-  // Decodes the record at p_. Returns false on damage (status set). *delivered says whether
-  // *ev now holds an event for the caller.
-  bool DecodeRecord(Event* ev, bool* delivered);
-  bool DecodeEvent(uint8_t type, const uint8_t* p, const uint8_t* end, Event* ev);
-  bool DefineString(const uint8_t* p, const uint8_t* end);
-  bool DefineStack(const uint8_t* p, const uint8_t* end);
+  bool ReadTrailer();
   bool Stop(StopReason reason, uint64_t offset, std::string message);
-  bool CorruptRecord(const std::string& what);
-  uint64_t RecordOffset() const;
+
+  // format::DefinitionTables over strings_ and stacks_.
+  uint32_t string_count() const override { return static_cast<uint32_t>(strings_.size()); }
+  uint32_t stack_count() const override { return static_cast<uint32_t>(stacks_.size()); }
+  uint64_t string_bytes() const override { return strings_.bytes(); }
+  uint64_t stack_frames() const override { return stacks_.frames(); }
+  void AddString(std::string_view bytes) override { strings_.Define(bytes); }
+  void AddStack(const uint64_t* frames, size_t count) override {
+    stacks_.Define(absl::MakeConstSpan(frames, count));
+  }
 
   std::unique_ptr<ByteSource> source_;
-  std::string stored_;
-  std::string raw_;
-  std::vector<uint64_t> frame_scratch_;
-  void* zstd_dctx_ = nullptr;
-  const uint8_t* p_ = nullptr;
-  const uint8_t* end_ = nullptr;
-  const uint8_t* record_start_ = nullptr;
-  uint64_t chunk_offset_ = 0;  // file offset of the current chunk's header
-  uint64_t chunk_index_ = 0;
-  uint64_t record_index_ = 0;  // within the current chunk
-  uint8_t chunk_type_ = 0;
-  DecodeState state_;
+  format::UnpackedChunk chunk_;
+  format::Unpacker unpacker_;
+  format::ChunkDecoder decoder_;
+  bool sequenced_ = false;    // format ≥ 1.1: chunks carry sequence numbers
+  bool in_chunk_ = false;     // decoder_ holds a chunk with events left
+  uint64_t chunk_index_ = 0;  // of the next chunk to load
 };
 
 }  // namespace cuclimb::trace

@@ -66,6 +66,13 @@ class TraceReader {
   // Delivers the next event (the trailer is not delivered: see trailer()). Returns false at the
   // end or on damage; status() then says which.
   virtual bool Next(Event* ev) = 0;
+  // Delivers up to max events into out (in order); returns how many, 0 only at the end or on
+  // damage. The same events as Next(), cheaper per event.
+  virtual size_t Read(Event* out, size_t max) {
+    size_t n = 0;
+    while (n < max && Next(&out[n])) ++n;
+    return n;
+  }
 
   const TraceHeader& header() const { return header_; }
   const StringTable& strings() const { return strings_; }

@@ -23,12 +23,17 @@ class StringTable {
   }
   bool Has(uint32_t id) const { return id < strings_.size(); }
   size_t size() const { return strings_.size(); }
+  uint64_t bytes() const { return bytes_; }  // of all strings
 
   uint32_t Intern(std::string_view s);
-  void Define(std::string_view s) { strings_.emplace_back(s); }  // id = previous size()
+  void Define(std::string_view s) {  // id = previous size()
+    strings_.emplace_back(s);
+    bytes_ += s.size();
+  }
 
  private:
   std::vector<std::string> strings_;
+  uint64_t bytes_ = 0;
   absl::flat_hash_map<std::string, uint32_t> index_;  // filled by Intern() only
 };
 
@@ -43,6 +48,7 @@ class StackTable {
   }
   bool Has(uint32_t id) const { return id + 1 < offsets_.size(); }
   size_t size() const { return offsets_.size() - 1; }
+  uint64_t frames() const { return frames_.size(); }  // of all stacks
 
   uint32_t Intern(absl::Span<const uint64_t> frames);
   void Define(absl::Span<const uint64_t> frames);  // id = previous size()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chunk encoding: schema-driven field coding, zstd compression, CRC-32C framing.
+// Chunk encoding: schema-driven field coding in rows (v1.0) or columns (v1.1), zstd compression,
+// CRC-32C framing.
 #include "chunk_encoder.h"
 
 #include <algorithm>
@@ -16,12 +17,32 @@ namespace cuclimb::format {
 
 static_assert(kDeltaSlots <= 16, "ChunkEncoder::prev_ is too small");
 
+namespace {
+
+template <typename T>
+void AppendBytes(std::string* to, const T* data, size_t size) {
+  to->append(reinterpret_cast<const char*>(data), size);
+}
+
+void AppendVarint(std::string* to, uint64_t v) {
+  uint8_t buf[kMaxVarintBytes];
+  AppendBytes(to, buf, static_cast<size_t>(PutVarint(buf, v) - buf));
+}
+
+struct Stream {
+  uint32_t key;
+  uint32_t bytes;
+  uint32_t type, field, plane;  // column planes; unused for definitions and types
+};
+
+}  // namespace
+
 FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_realtime_ns,
-                          std::string_view producer) {
+                          std::string_view producer, ChunkLayout layout) {
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.format_major = kFormatMajor;
-  h.format_minor = kFormatMinor;
+  h.format_minor = layout == ChunkLayout::kRows ? 0 : kFormatMinor;
   h.header_bytes = sizeof(FileHeader);
   h.clock_id = static_cast<uint32_t>(clock);
   h.base_clock_ns = base_clock_ns;
@@ -31,51 +52,65 @@ FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_rea
   return h;
 }
 
-ChunkEncoder::ChunkEncoder(int zstd_level) : zstd_level_(zstd_level) {}
+ChunkEncoder::ChunkEncoder(int zstd_level, ChunkLayout layout)
+    : zstd_level_(zstd_level), layout_(layout) {}
 
-ChunkEncoder::~ChunkEncoder() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_)); }
+ChunkEncoder::~ChunkEncoder() {
+  ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_));
+}
 
-bool ChunkEncoder::AppendRecord(uint8_t type, const uint8_t* body, size_t body_size) {
+bool ChunkEncoder::AppendRecord(std::string* to, uint8_t type, const uint8_t* body,
+                                size_t body_size) {
   try {
     uint8_t head[1 + kMaxVarintBytes];
     head[0] = type;
     uint8_t* end = PutVarint(head + 1, body_size);
-    raw_.append(reinterpret_cast<const char*>(head), end - head);
-    raw_.append(reinterpret_cast<const char*>(body), body_size);
+    AppendBytes(to, head, static_cast<size_t>(end - head));
+    AppendBytes(to, body, body_size);
   } catch (const std::bad_alloc&) {
     return false;
   }
   ++records_;
+  pending_bytes_ += 1 + body_size;
   return true;
 }
 
 bool ChunkEncoder::DefineString(uint32_t id, std::string_view bytes) {
-  if (bytes.size() > kMaxStringBytes) bytes = bytes.substr(0, kMaxStringBytes);
+  if (bytes.size() > kMaxStringBytes)
+    return false;
   try {
-    std::string body;
-    body.resize(kMaxVarintBytes);
-    auto* start = reinterpret_cast<uint8_t*>(body.data());
-    body.resize(PutVarint(start, id) - start);
+    uint8_t head[kMaxVarintBytes];
+    std::string body(reinterpret_cast<const char*>(head),
+                     static_cast<size_t>(PutVarint(head, id) - head));
     body.append(bytes);
-    return AppendRecord(kDefString, reinterpret_cast<const uint8_t*>(body.data()), body.size());
+    return AppendRecord(&definitions_, kDefString, reinterpret_cast<const uint8_t*>(body.data()),
+                        body.size());
   } catch (const std::bad_alloc&) {
     return false;
   }
 }
 
 bool ChunkEncoder::DefineStack(uint32_t id, const uint64_t* frames, size_t count) {
-  if (count > kMaxStackFrames) count = kMaxStackFrames;
+  if (count > kMaxStackFrames)
+    return false;
   uint8_t body[(kMaxStackFrames + 2) * kMaxVarintBytes];
   uint8_t* p = PutVarint(body, id);
   p = PutVarint(p, count);
   for (size_t i = 0; i < count; ++i) p = PutVarint(p, frames[i]);
-  return AppendRecord(kDefStack, body, p - body);
+  return AppendRecord(&definitions_, kDefStack, body, static_cast<size_t>(p - body));
 }
 
 bool ChunkEncoder::Add(const Event& ev) {
   const uint8_t raw_type = static_cast<uint8_t>(ev.type);
-  if (!IsEventType(raw_type)) return false;
-  const EventSpec& spec = kEventSchema[raw_type];
+  if (!IsEventType(raw_type))
+    return false;
+  if (layout_ == ChunkLayout::kRows || ev.type == EventType::kTrailer)
+    return AddRow(ev);
+  return AddColumns(ev);
+}
+
+bool ChunkEncoder::AddRow(const Event& ev) {
+  const EventSpec& spec = SpecOf(ev.type);
   // Upper bound: every field a 10-byte varint, dims three of them.
   uint8_t body[32 * 3 * kMaxVarintBytes];
   uint8_t* p = body;
@@ -83,7 +118,7 @@ bool ChunkEncoder::Add(const Event& ev) {
     const FieldSpec& f = spec.fields[i];
     switch (f.coding) {
       case Coding::kTime:
-        p = PutVarint(p, ZigZag(ev.ts - prev_ts_));
+        p = PutVarint(p, ZigZag(WrappingSub(ev.ts, prev_ts_)));
         prev_ts_ = ev.ts;
         break;
       case Coding::kUInt:
@@ -113,47 +148,231 @@ bool ChunkEncoder::Add(const Event& ev) {
       }
     }
   }
-  return AppendRecord(raw_type, body, p - body);
+  return AppendRecord(&rows_, static_cast<uint8_t>(ev.type), body, static_cast<size_t>(p - body));
 }
 
-bool ChunkEncoder::Seal(ChunkType type, std::string* out) {
-  if (raw_.size() > kMaxChunkBytes) return false;  // callers seal long before this
-  const char* payload = raw_.data();
-  size_t stored = raw_.size();
-  Codec codec = Codec::kRaw;
+bool ChunkEncoder::AddColumns(const Event& ev) {
+  const EventSpec& spec = SpecOf(ev.type);
+  std::vector<uint64_t>* columns = columns_[static_cast<uint8_t>(ev.type)];
+  // Reserve first, so that a failed allocation leaves no column longer than the others.
   try {
-    if (zstd_level_ > 0 && !raw_.empty()) {
-      if (zstd_ctx_ == nullptr) zstd_ctx_ = ZSTD_createCCtx();
-      if (zstd_ctx_ == nullptr) return false;
-      compressed_.resize(ZSTD_compressBound(raw_.size()));
-      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_), compressed_.data(),
-                                         compressed_.size(), raw_.data(), raw_.size(), zstd_level_);
-      if (ZSTD_isError(n)) return false;
-      if (n < raw_.size()) {  // keep raw when compression does not pay
-        payload = compressed_.data();
-        stored = n;
-        codec = Codec::kZstd;
-      }
+    for (uint8_t i = 0; i < spec.field_count; ++i) {
+      std::vector<uint64_t>& c = columns[i];
+      if (c.size() + 3 > c.capacity())
+        c.reserve(std::max<size_t>(256, c.capacity() * 2));
     }
-    ChunkHeader h{};
-    h.magic = kChunkMagic;
-    h.type = static_cast<uint8_t>(type);
-    h.codec = static_cast<uint8_t>(codec);
-    h.stored_bytes = static_cast<uint32_t>(stored);
-    h.raw_bytes = static_cast<uint32_t>(raw_.size());
-    h.record_count = records_;
-    uint32_t crc = Crc32c(0, &h, offsetof(ChunkHeader, crc));
-    h.crc = Crc32c(crc, payload, stored);
-    out->append(reinterpret_cast<const char*>(&h), sizeof(h));
-    out->append(payload, stored);
+    types_.push_back(static_cast<char>(ev.type));
   } catch (const std::bad_alloc&) {
     return false;
   }
-  raw_.clear();
+  size_t bytes = 1;
+  for (uint8_t i = 0; i < spec.field_count; ++i) {
+    const FieldSpec& f = spec.fields[i];
+    std::vector<uint64_t>& column = columns[i];
+    uint64_t word = 0;
+    switch (f.coding) {
+      case Coding::kTime:
+        word = ZigZag(WrappingSub(ev.ts, prev_ts_));
+        prev_ts_ = ev.ts;
+        break;
+      case Coding::kUInt:
+      case Coding::kString:
+      case Coding::kStack:
+      case Coding::kEnum:
+        word = GetSlot(ev, f.slot);
+        break;
+      case Coding::kSInt:
+        word = ZigZag(static_cast<int64_t>(GetSlot(ev, f.slot)));
+        break;
+      case Coding::kDevice:
+        word = DeviceWord(ev.device);
+        break;
+      case Coding::kHex:
+      case Coding::kDelta: {
+        const uint64_t v = GetSlot(ev, f.slot);
+        uint64_t& prev = prev_[static_cast<int>(f.slot)];
+        word = ZigZag(static_cast<int64_t>(v - prev));
+        prev = v;
+        break;
+      }
+      case Coding::kDims: {
+        const uint32_t* d = DimsOf(ev, f.slot);
+        column.push_back(d[0]);
+        column.push_back(d[1]);
+        word = d[2];
+        bytes += std::max(1u, WordBytes(d[0])) + std::max(1u, WordBytes(d[1]));
+        break;
+      }
+    }
+    column.push_back(word);
+    bytes += std::max(1u, WordBytes(word));
+  }
+  ++records_;
+  pending_bytes_ += bytes;
+  return true;
+}
+
+bool ChunkEncoder::Compress(const char* data, size_t size, std::string* to, Codec* codec) {
+  *codec = Codec::kRaw;
+  if (zstd_level_ <= 0 || size == 0)
+    return true;
+  if (zstd_ctx_ == nullptr)
+    zstd_ctx_ = ZSTD_createCCtx();
+  if (zstd_ctx_ == nullptr)
+    return false;
+  to->resize(ZSTD_compressBound(size));
+  const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_), to->data(), to->size(),
+                                     data, size, zstd_level_);
+  if (ZSTD_isError(n))
+    return false;
+  to->resize(n);
+  if (n < size)
+    *codec = Codec::kZstd;  // keep raw when compression does not pay
+  return true;
+}
+
+bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
+  // The streams: definitions, types, then every plane with a nonzero byte. Small ones first
+  // (they share block 0), then one block per large stream.
+  std::vector<Stream> streams;
+  const uint32_t events = static_cast<uint32_t>(types_.size());
+  if (!definitions_.empty()) {
+    streams.push_back({kDefinitionsKey, static_cast<uint32_t>(definitions_.size()), 0, 0, 0});
+  }
+  if (events > 0)
+    streams.push_back({kTypesKey, events, 0, 0, 0});
+  for (uint32_t t = 1; t < static_cast<uint32_t>(EventType::kCount); ++t) {
+    for (uint32_t f = 0; f < kMaxColumnFields; ++f) {
+      const std::vector<uint64_t>& column = columns_[t][f];
+      if (column.empty())
+        continue;
+      uint64_t any = 0;
+      for (uint64_t w : column) any |= w;
+      for (uint32_t plane = 0; plane < kMaxPlanes; ++plane) {
+        if (((any >> (8 * plane)) & 0xff) != 0) {
+          streams.push_back(
+              {ColumnKey(t, f, plane), static_cast<uint32_t>(column.size()), t, f, plane});
+        }
+      }
+    }
+  }
+  std::stable_partition(streams.begin(), streams.end(),
+                        [](const Stream& s) { return s.bytes < kOwnBlockBytes; });
+  uint64_t total = 0;
+  for (const Stream& s : streams) total += s.bytes;
+  if (total > kMaxChunkBytes)
+    return false;
+  unpacked_.resize(total);
+  char* out = unpacked_.data();
+  for (const Stream& s : streams) {
+    if (s.key == kDefinitionsKey) {
+      std::memcpy(out, definitions_.data(), s.bytes);
+    } else if (s.key == kTypesKey) {
+      std::memcpy(out, types_.data(), s.bytes);
+    } else {
+      const uint64_t* words = columns_[s.type][s.field].data();
+      const unsigned shift = 8 * s.plane;
+      for (uint32_t i = 0; i < s.bytes; ++i) out[i] = static_cast<char>(words[i] >> shift);
+    }
+    out += s.bytes;
+  }
+  // Blocks: [0, first large) shared, then one per large stream.
+  struct Block {
+    size_t offset, size;
+  };
+  std::vector<Block> blocks;
+  size_t offset = 0, i = 0;
+  for (; i < streams.size() && streams[i].bytes < kOwnBlockBytes; ++i) offset += streams[i].bytes;
+  if (offset > 0)
+    blocks.push_back({0, offset});
+  for (; i < streams.size(); ++i) {
+    blocks.push_back({offset, streams[i].bytes});
+    offset += streams[i].bytes;
+  }
+  payload_.clear();
+  AppendVarint(&payload_, events);
+  AppendVarint(&payload_, records_ - events);
+  AppendVarint(&payload_, streams.size());
+  for (const Stream& s : streams) {
+    AppendVarint(&payload_, s.key);
+    AppendVarint(&payload_, s.bytes);
+  }
+  AppendVarint(&payload_, blocks.size());
+  std::string block_data;
+  for (const Block& b : blocks) {
+    Codec codec = Codec::kRaw;
+    if (!Compress(unpacked_.data() + b.offset, b.size, &compressed_, &codec))
+      return false;
+    const std::string_view stored = codec == Codec::kRaw
+                                        ? std::string_view(unpacked_.data() + b.offset, b.size)
+                                        : std::string_view(compressed_);
+    payload_.push_back(static_cast<char>(codec));
+    AppendVarint(&payload_, stored.size());
+    AppendVarint(&payload_, b.size);
+    block_data.append(stored);
+  }
+  payload_.append(block_data);
+  *raw_total = total;
+  return payload_.size() <= kMaxChunkBytes;
+}
+
+bool ChunkEncoder::Frame(ChunkType type, Codec codec, const char* payload, size_t stored,
+                         uint64_t raw, std::string* out) {
+  ChunkHeader h{};
+  h.magic = kChunkMagic;
+  h.type = static_cast<uint8_t>(type);
+  h.codec = static_cast<uint8_t>(codec);
+  h.sequence = layout_ == ChunkLayout::kRows ? 0 : sequence_;
+  h.stored_bytes = static_cast<uint32_t>(stored);
+  h.raw_bytes = static_cast<uint32_t>(raw);
+  h.record_count = records_;
+  const uint32_t crc = Crc32c(0, &h, offsetof(ChunkHeader, crc));
+  h.crc = Crc32c(crc, payload, stored);
+  AppendBytes(out, &h, sizeof(h));
+  out->append(payload, stored);
+  return true;
+}
+
+bool ChunkEncoder::Seal(ChunkType type, std::string* out) {
+  const size_t out_size = out->size();
+  try {
+    if (type == ChunkType::kEvents && layout_ == ChunkLayout::kColumns) {
+      uint64_t raw = 0;
+      if (!PackColumns(&raw))
+        return false;
+      Frame(ChunkType::kColumns, Codec::kRaw, payload_.data(), payload_.size(), raw, out);
+    } else {
+      // Records: the definitions first (still before first use), then the events.
+      payload_ = definitions_;
+      payload_ += rows_;
+      if (!types_.empty() || payload_.size() > kMaxChunkBytes)
+        return false;
+      Codec codec = Codec::kRaw;
+      if (!Compress(payload_.data(), payload_.size(), &compressed_, &codec))
+        return false;
+      const std::string& stored = codec == Codec::kRaw ? payload_ : compressed_;
+      Frame(type, codec, stored.data(), stored.size(), payload_.size(), out);
+    }
+  } catch (const std::bad_alloc&) {
+    out->resize(out_size);
+    return false;
+  }
+  ++sequence_;
+  Reset();
+  return true;
+}
+
+void ChunkEncoder::Reset() {
+  definitions_.clear();
+  rows_.clear();
+  types_.clear();
+  for (auto& by_field : columns_) {
+    for (std::vector<uint64_t>& c : by_field) c.clear();
+  }
   records_ = 0;
+  pending_bytes_ = 0;
   prev_ts_ = 0;
   std::memset(prev_, 0, sizeof(prev_));
-  return true;
 }
 
 }  // namespace cuclimb::format

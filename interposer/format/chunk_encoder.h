@@ -1,52 +1,85 @@
 // SPDX-License-Identifier: Apache-2.0
 // Encodes events and string/stack definitions into framed, checksummed, compressed chunks.
 //
-// Used by the interposer's writer thread and by `cuclimb convert`. Not thread-safe. Never throws:
-// allocation failures are reported through the return values (the interposer must survive them).
+// Used (through TraceEncoder) by the interposer's writer thread and by `cuclimb convert`. Not
+// thread-safe. Never throws: allocation failures are reported through the return values (the
+// interposer must survive them).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "column_layout.h"
 #include "trace_format.h"
 
 namespace cuclimb::format {
 
-// Builds the 64-byte file header, producer truncated to 19 bytes.
+// How event chunks are laid out: kRows is format 1.0 (records, ChunkType::kEvents), kColumns is
+// format 1.1 (column_layout.h, ChunkType::kColumns). Readers read both; writers write kColumns
+// unless a test asks for the old layout.
+enum class ChunkLayout : uint8_t { kRows, kColumns };
+
+// Builds the 64-byte file header, producer truncated to 19 bytes. The minor version follows the
+// layout: 0 for kRows, kFormatMinor for kColumns.
 FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_realtime_ns,
-                          std::string_view producer);
+                          std::string_view producer, ChunkLayout layout = ChunkLayout::kColumns);
 
 class ChunkEncoder {
  public:
   // zstd_level 0 stores payloads raw (tests, debugging); otherwise a zstd level (1..19).
-  explicit ChunkEncoder(int zstd_level = 3);
+  explicit ChunkEncoder(int zstd_level = 3, ChunkLayout layout = ChunkLayout::kColumns);
   ~ChunkEncoder();
   ChunkEncoder(const ChunkEncoder&) = delete;
   ChunkEncoder& operator=(const ChunkEncoder&) = delete;
 
-  // Each returns false when memory ran out; the record is then not added.
+  // Each returns false, adding nothing, when memory ran out or the definition exceeds a cap
+  // (bytes longer than kMaxStringBytes, more than kMaxStackFrames frames): nothing is ever cut.
   bool DefineString(uint32_t id, std::string_view bytes);
-  // frames: words made by PcFrame()/StringFrame(), innermost first; at most kMaxStackFrames.
+  // frames: words made by PcFrame()/StringFrame(), innermost first.
   bool DefineStack(uint32_t id, const uint64_t* frames, size_t count);
+  // The event's string and stack ids must be defined (here or in an earlier chunk).
   bool Add(const Event& ev);
 
-  size_t pending_bytes() const { return raw_.size(); }
+  // About what the pending records take before compression (callers seal at a size).
+  size_t pending_bytes() const { return pending_bytes_; }
   uint32_t pending_records() const { return records_; }
+  ChunkLayout layout() const { return layout_; }
 
-  // Frames the pending records as one chunk and appends it to *out; resets delta state.
-  // Returns false on allocation or compression failure (pending records are kept).
+  // Frames the pending records as one chunk and appends it to *out; resets delta state. kEvents
+  // seals the pending events in the encoder's layout; kTrailer seals them as records (the trailer
+  // chunk always uses records). Returns false on allocation or compression failure, or when the
+  // chunk would exceed kMaxChunkBytes (pending records are then kept).
   bool Seal(ChunkType type, std::string* out);
 
  private:
-  bool AppendRecord(uint8_t type, const uint8_t* body, size_t body_size);
+  bool AppendRecord(std::string* to, uint8_t type, const uint8_t* body, size_t body_size);
+  bool AddRow(const Event& ev);
+  bool AddColumns(const Event& ev);
+  // Builds the kColumns payload of the pending events into payload_; false on failure.
+  bool PackColumns(uint64_t* raw_total);
+  // Compresses [data, data + size) into *to when that pays; returns the codec used.
+  bool Compress(const char* data, size_t size, std::string* to, Codec* codec);
+  bool Frame(ChunkType type, Codec codec, const char* payload, size_t stored, uint64_t raw,
+             std::string* out);
+  void Reset();
 
   int zstd_level_;
+  ChunkLayout layout_;
   void* zstd_ctx_ = nullptr;  // ZSTD_CCtx*, created lazily
-  std::string raw_;
-  std::string compressed_;
+  std::string definitions_;   // kDefString / kDefStack records made since the last seal
+  std::string rows_;          // event records (kRows layout, and trailers)
+  std::string payload_;       // scratch: the chunk being framed
+  std::string unpacked_;      // scratch: kColumns streams before compression
+  std::string compressed_;    // scratch
+  // kColumns: the types of the pending events, and their column words by (type, field).
+  std::string types_;
+  std::vector<uint64_t> columns_[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
   uint32_t records_ = 0;
+  size_t pending_bytes_ = 0;
+  uint16_t sequence_ = 0;  // of the next chunk
   int64_t prev_ts_ = 0;
   uint64_t prev_[16] = {};  // delta state per Slot (kHex / kDelta codings)
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cuclimb trace format v1: file framing, the event model and the per-event field schema.
+// The cuclimb trace format v1.1: file framing, the event model and the per-event field schema.
 //
 // This header is the single definition of the format. It depends on <cstdint>/<cstddef> only so
 // that the interposer (inside someone else's process), the analyzer and the tests share it.
@@ -8,14 +8,17 @@
 //
 // Layout of a binary trace (all integers little-endian):
 //   FileHeader (64 bytes)
-//   Chunk*            ChunkHeader (24 bytes) + payload (zstd or raw)
+//   Chunk*            ChunkHeader (24 bytes) + payload
 //   Chunk(kTrailer)   optional: its presence says the producer finished cleanly
-// A chunk payload, once decompressed, is a sequence of records:
-//   u8 record type | varint body length | body
-// The body of an event record is the event's fields in schema order (kEventSchema below), each
-// encoded as its FieldCoding says. Delta state (previous ts, previous address, ...) starts at zero
-// in every chunk, so each chunk decodes on its own given the string and stack definitions made
-// by earlier chunks.
+// Two chunk layouts carry events:
+//   kEvents (v1.0, rows): the payload, once decompressed, is a sequence of records
+//     u8 record type | varint body length | body
+//   The body of an event record is the event's fields in schema order (kEventSchema below), each
+//   encoded as its Coding says.
+//   kColumns (v1.1): the definitions made by the chunk, then one stream per event field and byte
+//   of its value (a "plane"), compressed in blocks; column_layout.h says how.
+// Delta state (previous ts, previous address, ...) starts at zero in every chunk, so each chunk
+// decodes on its own given the string and stack definitions made by earlier chunks.
 #pragma once
 
 #include <cstddef>
@@ -29,9 +32,12 @@ namespace cuclimb::format {
 
 inline constexpr char kMagic[8] = {'C', 'U', 'C', 'L', 'I', 'M', 'B', '\0'};
 // Major: readers refuse other majors. Minor: new record types or fields appended to a type's
-// schema; older readers skip them by the record's length.
+// schema, which older readers skip by the record's length; 1.1 added the column chunk layout
+// (older readers stop at it: unknown chunk type) and chunk sequence numbers.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;
+// The first minor whose chunks carry sequence numbers.
+inline constexpr uint16_t kSequencedMinor = 1;
 
 enum class ClockId : uint32_t {
   kUnknown = 0,
@@ -60,8 +66,9 @@ static_assert(offsetof(FileHeader, header_crc) == 60);
 inline constexpr uint32_t kChunkMagic = 0x4B48'4343;  // "CCHK" as little-endian bytes
 
 enum class ChunkType : uint8_t {
-  kEvents = 1,   // string/stack definitions and events
-  kTrailer = 2,  // one kTrailer event; written once, last
+  kEvents = 1,   // string/stack definitions and events, as records (v1.0 layout)
+  kTrailer = 2,  // one kTrailer event (records); written once, last
+  kColumns = 3,  // string/stack definitions and events, column-wise (v1.1; column_layout.h)
 };
 
 enum class Codec : uint8_t {
@@ -74,21 +81,27 @@ struct ChunkHeader {
   uint32_t magic;         // kChunkMagic
   uint8_t type;           // ChunkType
   uint8_t codec;          // Codec
-  uint16_t reserved;      // 0
+  uint16_t sequence;      // index of the chunk in the file, modulo 2^16 (v1.1; 0 in v1.0 files)
   uint32_t stored_bytes;  // payload bytes in the file
-  uint32_t raw_bytes;     // payload bytes after decompression (== stored_bytes for kRaw)
+  uint32_t raw_bytes;     // payload bytes after decompression (== stored_bytes for kRaw); for
+                          // kColumns, the total of its decompressed blocks
   uint32_t record_count;  // records (definitions + events) in the payload
   uint32_t crc;           // CRC-32C over header bytes [0, 20) followed by the stored payload
 };
 static_assert(sizeof(ChunkHeader) == 24);
 static_assert(offsetof(ChunkHeader, crc) == 20);
 
-// Caps every reader enforces before allocating; a writer never exceeds them.
-inline constexpr uint32_t kMaxChunkBytes = 64u << 20;   // stored or raw payload
-inline constexpr uint32_t kMaxStringBytes = 1u << 16;   // one interned string
-inline constexpr uint32_t kMaxStackFrames = 256;        // one interned stack
-inline constexpr uint32_t kMaxStrings = 1u << 24;       // distinct strings per file
-inline constexpr uint32_t kMaxStacks = 1u << 24;        // distinct stacks per file
+// Caps every reader enforces before allocating; a writer never exceeds them (and says so rather
+// than cut anything). The table totals bound what a small, highly compressible file can make a
+// reader hold (a "decompression bomb"): they are twice what the recorder's intern arenas can
+// ever hold (32 MiB of strings, 64 MiB = 8 Mi frames of stacks).
+inline constexpr uint32_t kMaxChunkBytes = 64u << 20;          // stored or raw payload
+inline constexpr uint32_t kMaxStringBytes = 4u << 20;          // one string (v1.0: 64 KiB)
+inline constexpr uint32_t kMaxStackFrames = 256;               // one stack
+inline constexpr uint32_t kMaxStrings = 1u << 24;              // distinct strings per file
+inline constexpr uint32_t kMaxStacks = 1u << 24;               // distinct stacks per file
+inline constexpr uint64_t kMaxStringTableBytes = 64ull << 20;  // all strings of a file
+inline constexpr uint64_t kMaxStackTableFrames = 16ull << 20;  // all stack frames of a file
 
 // ---------------------------------------------------------------------------------------------
 // Records

@@ -16,6 +16,15 @@ constexpr int64_t UnZigZag(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
 
+// Deltas modulo 2^64: any two int64 values (timestamps of a trace spanning the whole range) have
+// one, and adding it back restores the second exactly, where signed arithmetic would overflow.
+constexpr int64_t WrappingSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+constexpr int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 // Writes v at out (which must have kMaxVarintBytes free) and returns the byte after it.
 inline uint8_t* PutVarint(uint8_t* out, uint64_t v) {
   while (v >= 0x80) {

@@ -3,15 +3,15 @@
 #include "interposer/writer/trace_writer.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <tuple>
 
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "interposer/format/event_fields.h"
+#include "interposer/format/event_accessors.h"
 
 namespace cuclimb::interposer {
 namespace {
@@ -29,7 +29,7 @@ bool TraceWriter::Begin(FileSink* sink, const format::FileHeader& header) noexce
   sink_ = sink;
   try {
     batch_.reserve(1 << 14);
-    out_.reserve(chunk_bytes_ + 4096);
+    out_.reserve(1u << 20);
   } catch (const std::bad_alloc&) {
   }
   failed_ = !sink_->WriteAll(&header, sizeof(header));
@@ -47,71 +47,32 @@ uint64_t TraceWriter::dropped_total() const {
   return total;
 }
 
-uint32_t TraceWriter::FileString(uint32_t id) noexcept {
-  if (id == 0) return 0;
-  if (id >= string_ids_.size()) string_ids_.resize(id + 1024, 0);
-  uint32_t& mapped = string_ids_[id];
-  if (mapped == 0) {
-    mapped = next_file_string_++;
-    if (!encoder_.DefineString(mapped, in_.strings->Get(id))) ++encode_failures_;
-  }
-  return mapped;
+void InternerTables::Stack(uint32_t id, std::vector<uint64_t>* frames) const {
+  const std::string_view bytes = stacks_->Get(id);
+  frames->resize(bytes.size() / sizeof(uint64_t));
+  std::memcpy(frames->data(), bytes.data(), frames->size() * sizeof(uint64_t));
 }
 
-uint32_t TraceWriter::FileStack(uint32_t id) noexcept {
-  if (id == 0) return 0;
-  if (id >= stack_ids_.size()) stack_ids_.resize(id + 1024, 0);
-  if (stack_ids_[id] == 0) {
-    const std::string_view bytes = in_.stacks->Get(id);
-    frames_.resize(bytes.size() / sizeof(uint64_t));
-    std::memcpy(frames_.data(), bytes.data(), frames_.size() * sizeof(uint64_t));
-    for (uint64_t& f : frames_) {
-      if (format::IsStringFrame(f)) {
-        f = format::StringFrame(FileString(static_cast<uint32_t>(format::FrameValue(f))));
-      }
-    }
-    stack_ids_[id] = next_file_stack_++;
-    if (!encoder_.DefineStack(stack_ids_[id], frames_.data(), frames_.size())) ++encode_failures_;
-  }
-  return stack_ids_[id];
-}
-
-uint32_t TraceWriter::FixedString(const char* s) noexcept {
-  return FileString(in_.strings->Intern(s, std::strlen(s)));
-}
-
-bool TraceWriter::Encode(const Event& ev) noexcept {
-  Event mapped = ev;
-  const format::EventSpec& spec = format::SpecOf(ev.type);
-  for (uint8_t i = 0; i < spec.field_count; ++i) {
-    const format::FieldSpec& f = spec.fields[i];
-    if (f.coding == format::Coding::kString) {
-      format::SetSlot(&mapped, f.slot, FileString(static_cast<uint32_t>(format::GetSlot(ev, f.slot))));
-    } else if (f.coding == format::Coding::kStack) {
-      format::SetSlot(&mapped, f.slot, FileStack(static_cast<uint32_t>(format::GetSlot(ev, f.slot))));
-    }
-  }
-  if (!encoder_.Add(mapped)) {
+void TraceWriter::Encode(const Event& ev) noexcept {
+  const uint64_t failures = encoder_.definition_failures();
+  if (!encoder_.Add(ev, tables_, &out_)) {
     ++encode_failures_;
-    return false;
+    return;
   }
-  events_written_.store(events_written_.load(std::memory_order_relaxed) + 1,
-                        std::memory_order_relaxed);
-  return true;
+  // A name or stack that could not be defined is recorded as none, and counted as a drop.
+  encode_failures_ += encoder_.definition_failures() - failures;
+  events_written_.store(encoder_.events(), std::memory_order_relaxed);
+  if (!out_.empty())
+    Flush();
 }
 
-bool TraceWriter::Seal(format::ChunkType type) noexcept {
-  if (failed_ || encoder_.pending_records() == 0) return !failed_;
-  out_.clear();
-  if (!encoder_.Seal(type, &out_)) {
-    ++encode_failures_;
-    return false;
-  }
+bool TraceWriter::Flush() noexcept {
+  if (failed_ || out_.empty())
+    return !failed_;
   failed_ = !sink_->WriteAll(out_.data(), out_.size());
-  if (!failed_) {
+  if (!failed_)
     bytes_written_ += out_.size();
-    ++chunks_written_;
-  }
+  out_.clear();
   return !failed_;
 }
 
@@ -154,8 +115,8 @@ void TraceWriter::Collect(int64_t now_ns) {
       ev.ts = now_ns;
       ev.dur = period;
       ev.tid = tid;
-      ev.value = self_ns - c.self_ns;
-      ev.size = pushed - c.pushed;
+      format::SetOverheadSelfNs(&ev, self_ns - c.self_ns);
+      format::SetOverheadEvents(&ev, pushed - c.pushed);
       batch_.push_back(ev);
       c.pushed = pushed;
       c.self_ns = self_ns;
@@ -165,8 +126,8 @@ void TraceWriter::Collect(int64_t now_ns) {
       Event ev = format::MakeEvent(EventType::kDrops);
       ev.ts = now_ns;
       ev.tid = tid;
-      ev.value = static_cast<int64_t>(dropped - c.dropped);
-      ev.text = in_.strings->Intern("ring_full", 9);
+      format::SetDropCount(&ev, static_cast<int64_t>(dropped - c.dropped));
+      format::SetDropReason(&ev, in_.strings->Intern("ring_full", 9));
       batch_.push_back(ev);
       c.dropped = dropped;
     }
@@ -179,8 +140,8 @@ void TraceWriter::Collect(int64_t now_ns) {
     if (count != *reported) {
       Event ev = format::MakeEvent(EventType::kDrops);
       ev.ts = now_ns;
-      ev.value = static_cast<int64_t>(count - *reported);
-      ev.text = in_.strings->Intern(reason, std::strlen(reason));
+      format::SetDropCount(&ev, static_cast<int64_t>(count - *reported));
+      format::SetDropReason(&ev, in_.strings->Intern(reason, std::strlen(reason)));
       batch_.push_back(ev);
       *reported = count;
     }
@@ -200,10 +161,7 @@ void TraceWriter::EncodeBatch() {
     order_.push_back({batch_[i].ts, i});
   }
   if (!sorted) std::sort(order_.begin(), order_.end());
-  for (const auto& [ts, index] : order_) {
-    Encode(batch_[index]);
-    if (encoder_.pending_bytes() >= chunk_bytes_) Seal(format::ChunkType::kEvents);
-  }
+  for (const auto& [ts, index] : order_) Encode(batch_[index]);
   batch_.clear();
 }
 
@@ -220,7 +178,9 @@ void TraceWriter::Drain(int64_t now_ns, bool seal) noexcept {
     batch_.clear();
   }
   if (seal || now_ns - last_seal_ns_ >= kMaxChunkAgeNs) {
-    Seal(format::ChunkType::kEvents);
+    if (!failed_ && !encoder_.SealEvents(&out_))
+      ++encode_failures_;
+    Flush();
     last_seal_ns_ = now_ns;
   }
 }
@@ -229,13 +189,10 @@ void TraceWriter::Finish(int64_t now_ns, const char* status) noexcept {
   Drain(now_ns, /*seal=*/true);
   std::lock_guard<std::mutex> lock(mutex_);
   if (failed_) return;
-  Event trailer = format::MakeEvent(EventType::kTrailer);
-  trailer.ts = now_ns;
-  trailer.size = events_written_.load(std::memory_order_relaxed);
-  trailer.value = static_cast<int64_t>(dropped_total());
-  if (status != nullptr && status[0] != '\0') trailer.text = FixedString(status);
-  if (!encoder_.Add(trailer)) return;
-  Seal(format::ChunkType::kTrailer);
+  const std::string_view text = status != nullptr ? status : "";
+  if (!encoder_.Finish(now_ns, static_cast<int64_t>(dropped_total()), text, &out_))
+    return;
+  Flush();
 }
 
 }  // namespace cuclimb::interposer

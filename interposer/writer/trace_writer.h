@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "interposer/format/chunk_encoder.h"
+#include "interposer/format/trace_encoder.h"
 #include "interposer/writer/file_sink.h"
 #include "interposer/writer/interner.h"
 #include "interposer/writer/thread_ring.h"
@@ -25,10 +25,25 @@ struct WriterInputs {
   const std::atomic<uint64_t>* ringless_drops;  // events of threads that got no ring
 };
 
+// The interners as the encoder's source tables (internal ids → bytes).
+class InternerTables : public format::SourceTables {
+ public:
+  InternerTables(const Interner* strings, const Interner* stacks)
+      : strings_(strings), stacks_(stacks) {}
+  std::string_view String(uint32_t id) const override { return strings_->Get(id); }
+  void Stack(uint32_t id, std::vector<uint64_t>* frames) const override;
+
+ private:
+  const Interner* strings_;
+  const Interner* stacks_;
+};
+
 class TraceWriter {
  public:
   TraceWriter(const WriterInputs& inputs, int zstd_level, size_t chunk_bytes)
-      : in_(inputs), encoder_(zstd_level), chunk_bytes_(chunk_bytes) {}
+      : in_(inputs),
+        tables_(inputs.strings, inputs.stacks),
+        encoder_(zstd_level, format::ChunkLayout::kColumns, chunk_bytes) {}
 
   // Writes the file header. False when the file could not be written.
   bool Begin(FileSink* sink, const format::FileHeader& header) noexcept;
@@ -39,7 +54,7 @@ class TraceWriter {
   void Finish(int64_t now_ns, const char* status) noexcept;
 
   uint64_t events_written() const { return events_written_.load(std::memory_order_relaxed); }
-  uint64_t chunks_written() const { return chunks_written_; }
+  uint64_t chunks_written() const { return encoder_.chunks(); }
   uint64_t bytes_written() const { return bytes_written_; }
   uint64_t dropped_total() const;
 
@@ -53,29 +68,21 @@ class TraceWriter {
 
   void Collect(int64_t now_ns);
   void EncodeBatch();
-  bool Encode(const format::Event& ev) noexcept;
-  uint32_t FileString(uint32_t internal_id) noexcept;
-  uint32_t FileStack(uint32_t internal_id) noexcept;
-  uint32_t FixedString(const char* s) noexcept;
-  bool Seal(format::ChunkType type) noexcept;
+  void Encode(const format::Event& ev) noexcept;
+  // Writes out_ (sealed chunks) to the file; false once writing failed.
+  bool Flush() noexcept;
   void AddThreadName(uint32_t tid, int64_t now_ns);
 
   std::mutex mutex_;
   WriterInputs in_;
   FileSink* sink_ = nullptr;
-  format::ChunkEncoder encoder_;
-  size_t chunk_bytes_;
-  std::string out_;
+  InternerTables tables_;
+  format::TraceEncoder encoder_;  // renumbers ids into file ids, encodes, seals chunks
+  std::string out_;               // sealed chunks not yet written
   std::vector<format::Event> batch_;
   std::vector<std::pair<int64_t, uint32_t>> order_;  // (ts, index in batch_)
-  std::vector<uint32_t> string_ids_;  // internal string id → file id (0 = not defined yet)
-  std::vector<uint32_t> stack_ids_;
-  std::vector<uint64_t> frames_;
   std::vector<RingCursor> cursors_;
-  uint32_t next_file_string_ = 1;
-  uint32_t next_file_stack_ = 1;
   std::atomic<uint64_t> events_written_{0};  // written under mutex_, read by any thread's stats
-  uint64_t chunks_written_ = 0;
   uint64_t bytes_written_ = 0;
   uint64_t encode_failures_ = 0;
   uint64_t reported_intern_failures_ = 0;

@@ -184,9 +184,11 @@ trace::TraceHeader TraceBuilder::header() const {
   return h;
 }
 
-std::string TraceBuilder::ToBinary(bool with_trailer, int zstd_level, size_t chunk_bytes) const {
+std::string TraceBuilder::ToBinary(bool with_trailer, int zstd_level, size_t chunk_bytes,
+                                   format::ChunkLayout layout) const {
   std::string out;
-  trace::BinaryTraceWriter writer(header(), trace::StringSink(&out), zstd_level, chunk_bytes);
+  trace::BinaryTraceWriter writer(header(), trace::StringSink(&out), zstd_level, chunk_bytes,
+                                  layout);
   int64_t last_ts = 0;
   for (const Event& e : events_) {
     (void)writer.Add(e, strings_, stacks_);

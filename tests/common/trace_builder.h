@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "interposer/format/chunk_encoder.h"
 #include "interposer/format/trace_format.h"
 #include "trace/reader.h"
 #include "trace/tables.h"
@@ -58,8 +59,9 @@ class TraceBuilder {
   // Totals for the trailer.
   void set_dropped(int64_t dropped) { dropped_ = dropped; }
 
-  std::string ToBinary(bool with_trailer = true, int zstd_level = 3,
-                       size_t chunk_bytes = 64u << 10) const;
+  // layout kRows writes format 1.0 (tests of the old layout).
+  std::string ToBinary(bool with_trailer = true, int zstd_level = 3, size_t chunk_bytes = 64u << 10,
+                       format::ChunkLayout layout = format::ChunkLayout::kColumns) const;
   std::string ToJsonLines(bool with_trailer = true) const;
   absl::Status WriteBinary(const std::string& path, bool with_trailer = true) const;
   absl::Status WriteJsonLines(const std::string& path, bool with_trailer = true) const;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ddp_sim.h"
 #include "training_sim.h"
 #include "util/cli.h"
 
@@ -116,6 +117,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("%s: %zu bytes\n", g.file, bytes.size());
+  }
+  // A data-parallel job of two ranks where rank 1 keeps every loss tensor: rank 0 waits for it
+  // inside the all-reduce (the straggler story).
+  cuclimb::testing::DdpOptions ddp;
+  ddp.iterations = 60;
+  ddp.rank.resize(2);
+  ddp.rank[1].keep_per_iter = 2;
+  ddp.rank[1].host_ns_per_kept = 300;
+  const std::vector<std::string> ranks = cuclimb::testing::SimulateDdp(ddp);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const std::string file = "ddp_rank" + std::to_string(r) + ".trace";
+    if (absl::Status s = cuclimb::util::WriteFile(dir + "/" + file, ranks[r]); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+    std::printf("%s: %zu bytes\n", file.c_str(), ranks[r].size());
   }
   return 0;
 }

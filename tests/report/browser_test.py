@@ -236,9 +236,10 @@ class GoldenPages(unittest.TestCase):
 
     def test_all(self):
         d = DRIVER_INSTANCE
-        groups = {"ranks": ["rank0.trace", "rank1.trace"]}
+        groups = {"ranks": ["rank0.trace", "rank1.trace"],
+                  "ddp_straggler": ["ddp_rank1.trace", "ddp_rank0.trace"]}
         for name in sorted(os.listdir(GOLDEN)):
-            if name.endswith((".trace", ".jsonl")) and not name.startswith("rank"):
+            if name.endswith((".trace", ".jsonl")) and not name.startswith(("rank", "ddp_rank")):
                 groups[name] = [name]
         self.assertGreater(len(groups), 5)
         for label, traces in groups.items():
@@ -253,6 +254,10 @@ class GoldenPages(unittest.TestCase):
                 while d.execute_script("return document.body.getAttribute('data-ready')") != "1":
                     self.assertLess(time.time(), deadline, label + ": never finished rendering")
                     time.sleep(0.02)
+                if label == "ddp_straggler":  # the job's straggler, named by its recorded rank
+                    banner = d.execute_script("const b = document.getElementById('straggler'); return b && b.textContent")
+                    self.assertIn("rank 1 keeps", banner or "")
+                    self.assertIn("rank 1: ", d.execute_script("return document.getElementById('rank-select').options[0].textContent"))
                 if len(traces) > 1:  # switch to the second rank
                     d.execute_script("const s = document.getElementById('rank-select'); s.value = '1'; s.dispatchEvent(new Event('change'))")
                 errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]

@@ -713,17 +713,30 @@
     append(app, header(D));
     const body = el('div', {id: 'rank-body'});
     if (D.ranks.length > 1) {
+      const jobRank = (k) => (D.job_ranks && D.job_ranks[k] !== undefined ? D.job_ranks[k] : D.ranks[k].index);
       if (D.ranges) {
-        app.appendChild(section('across', 'Across ranks', table([
+        const across = [];
+        if (D.straggler) across.push(el('div', {class: 'banner bad', id: 'straggler'}, 'Straggler: ' + D.straggler));
+        across.push(table([
           {label: 'range', get: (r) => r.name, name: true},
           {label: 'first', get: (r) => r.trend.first, show: (r) => ms(r.trend.first), num: true},
           {label: 'last', get: (r) => r.trend.last, show: (r) => ms(r.trend.last), num: true},
           {label: 'climb', get: (r) => r.trend.change_pct, show: (r) => pct(r.trend.change_pct), num: true},
           {label: 'climbing', get: (r) => (r.climbing ? 1 : 0), show: (r) => (r.climbing ? 'yes' : 'no')},
-        ], D.ranges)));
+          {label: 'on the ranks', get: (r) => r.pattern || '', show: (r) => r.on_ranks || ''},
+        ], D.ranges));
+        if (D.accumulators && D.accumulators.length) {
+          across.push(table([
+            {label: '#', get: (a) => a.rank, num: true},
+            {label: 'accumulator', get: (a) => a.id, name: true},
+            {label: 'growth/iter', get: (a) => a.growth_per_iter, show: (a) => num(a.growth_per_iter) + ' ' + a.unit, num: true},
+            {label: 'lives on', get: (a) => a.lives_on || ''},
+          ], D.accumulators));
+        }
+        app.appendChild(section('across', 'Across ranks', across));
       }
       const sel = el('select', {id: 'rank-select', 'aria-label': 'rank'});
-      D.ranks.forEach((r, k) => sel.appendChild(el('option', {value: k}, 'rank ' + r.index + ': ' + r.trace.path)));
+      D.ranks.forEach((r, k) => sel.appendChild(el('option', {value: k}, 'rank ' + jobRank(k) + ': ' + r.trace.path)));
       sel.addEventListener('change', () => renderRank(D.ranks[Number(sel.value)], body, true));
       app.appendChild(el('div', {class: 'controls'}, el('label', null, 'show ', sel)));
     }

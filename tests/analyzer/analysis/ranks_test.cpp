@@ -332,6 +332,50 @@ TEST(Ranks, StragglerWithoutKernelTiming) {
   EXPECT_NE(r.straggler.summary.find("were not timed"), std::string::npos);
 }
 
+// Two ranks sharing one GPU through gloo (what a single H200 allows): the all-reduce is a CPU
+// one, so the wait is host code with no collective kernel to time it. Rank 1 keeps its losses
+// and an accumulator on it explains its climb; rank 0 climbs as much with none: the straggler is
+// inferred, and said to be.
+TEST(Ranks, GlooStragglerIsInferred) {
+  for (uint64_t seed : {1, 2}) {
+    DdpOptions o = Job(2, seed);
+    o.backend = DdpOptions::Backend::kGloo;
+    Keeps(&o, 1, 2);
+    const Report r = AnalyzeDdp(o);
+    SCOPED_TRACE(Text(r));
+    const analysis::RangeReport& step = Range(r, "train_step");
+    EXPECT_FALSE(OnRank(step, 0).collectives);
+    EXPECT_TRUE(OnRank(step, 0).climbing) << "rank 0 waits for rank 1 in the CPU all-reduce";
+    EXPECT_EQ(step.by_rank.pattern, "straggler");
+    EXPECT_TRUE(step.by_rank.inferred);
+    ASSERT_TRUE(r.straggler.found);
+    EXPECT_TRUE(r.straggler.inferred);
+    EXPECT_EQ(r.straggler.rank, 1);
+    EXPECT_EQ(r.straggler.accumulators, std::vector<std::string>{kKept});
+    EXPECT_NE(r.straggler.summary.find("no collective kernels time the wait"), std::string::npos);
+  }
+}
+
+// Gloo controls: every rank keeps its losses (no rank is singled out, and no shared-cause claim
+// is made that the traces cannot support), and every rank flat.
+TEST(Ranks, GlooControls) {
+  DdpOptions o = Job(2);
+  o.backend = DdpOptions::Backend::kGloo;
+  Keeps(&o, 0, 2);
+  Keeps(&o, 1, 2);
+  Report r = AnalyzeDdp(o);
+  EXPECT_FALSE(r.straggler.found) << Text(r);
+  const analysis::RangeReport& step = Range(r, "train_step");
+  EXPECT_EQ(step.by_rank.pattern, "all") << Text(r);
+  EXPECT_NE(step.by_rank.summary.find("cannot be measured"), std::string::npos);
+
+  o = Job(2);
+  o.backend = DdpOptions::Backend::kGloo;
+  r = AnalyzeDdp(o);
+  EXPECT_EQ(r.verdict, "flat") << Text(r);
+  EXPECT_FALSE(r.straggler.found);
+}
+
 // The JSON report carries it all for several traces and nothing new for one.
 TEST(Ranks, JsonFields) {
   DdpOptions o = Job(2);
@@ -339,8 +383,10 @@ TEST(Ranks, JsonFields) {
   const std::vector<std::string> traces = SimulateDdp(o);
   auto json = analysis::ToJson(AnalyzeTraces(traces), {.indent = -1, .per_rank = false});
   ASSERT_TRUE(json.ok());
-  EXPECT_NE(json->find("\"straggler\":{\"rank\":1,\"index\":1,\"range\":\"train_step\""),
-            std::string::npos);
+  EXPECT_NE(
+      json->find(
+          "\"straggler\":{\"rank\":1,\"index\":1,\"inferred\":false,\"range\":\"train_step\""),
+      std::string::npos);
   EXPECT_NE(json->find("\"climb_by_rank\":{\"pattern\":\"straggler\",\"straggler\":1"),
             std::string::npos);
   EXPECT_NE(json->find("\"by_rank\":[{\"rank\":0,\"index\":0,\"lives\":false,\"growth_per_iter\":"

@@ -106,6 +106,24 @@ class AnalyzeCliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertTrue(r.stderr.startswith("cuclimb analyze: "), r.stderr)
 
+    def test_frames_internal_moves_call_site_labels(self):
+        def ids(*extra):
+            r = run("analyze", self.golden("every_kind.trace"), "--json", "-", *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return {a["id"] for a in json.loads(r.stdout)["accumulators"]}
+        plain = ids()
+        self.assertIn("pinned_allocations:E::new", plain)
+        moved = ids("--frames-internal", "adam_sim::E::*", "--frames-internal", "symbol:nothing")
+        self.assertNotIn("pinned_allocations:E::new", moved)
+        self.assertIn("pinned_allocations:PinnedStorage::alloc <- E::new", moved)
+        self.assertEqual(len(plain), len(moved))
+        for cmd in (["analyze", self.golden("every_kind.trace")],
+                    ["diff", self.golden("flat_control.trace"), self.golden("climb_cubecl.trace")],
+                    ["check", self.golden("climb_cubecl.trace")]):
+            r = run(*cmd, "--frames-internal", "module:")
+            self.assertEqual(r.returncode, 2, cmd)
+            self.assertIn("--frames-internal: empty glob", r.stderr)
+
     def test_bad_input_exits_3(self):
         r = run("analyze", self.path("missing.trace"))
         self.assertEqual(r.returncode, 3)

@@ -315,6 +315,19 @@ const std::vector<int64_t>& RankSim::Launches(int i) {
                                  &compute_free_, 0, timed, true);
     while (bucket < job_.buckets && (k + 1) * job_.buckets >= 4 * (bucket + 1)) {
       a += J(3000);
+      if (job_.backend == DdpOptions::Backend::kGloo) {
+        // The bucket goes to the host once its gradients are computed; then the CPU all-reduces.
+        Event& c = New(EventType::kCopy, a, kAutograd);
+        c.dur = std::max<int64_t>(J(5000), grads - a + 2000);
+        c.kind = static_cast<uint8_t>(format::CopyKind::kDtoH);
+        c.api = b_.Str("cuMemcpyDtoH_v2");
+        c.size = 4 << 20;
+        Hold();
+        a += c.dur + 200;
+        ready_[static_cast<size_t>(bucket)] = a;
+        ++bucket;
+        continue;
+      }
       Event& l = New(EventType::kLaunch, a, kAutograd);
       l.dur = J(7000);
       l.name = b_.Str(kAllReduce);
@@ -332,7 +345,8 @@ const std::vector<int64_t>& RankSim::Launches(int i) {
     }
   }
   host_ = a + J(4000);  // the engine signals the main thread
-  Pop();
+  if (job_.backend == DdpOptions::Backend::kNccl)
+    Pop();  // with gloo, backward returns once the CPU all-reduces are done (Finish)
   return ready_;
 }
 
@@ -340,15 +354,29 @@ void RankSim::Finish(int i, const std::vector<int64_t>& done) {
   const bool timed = Timed(i);
   const double hs = HostScale(i), gs = GpuScale(i);
   int64_t prev = 0;
-  for (size_t b = 0; b < done.size(); ++b) {
+  if (job_.backend == DdpOptions::Backend::kGloo) {
+    for (size_t b = 0; b < done.size(); ++b) {
+      Event& c = New(EventType::kCopy, done[b] + J(800), kAutograd);
+      c.dur = J(6000);
+      c.kind = static_cast<uint8_t>(format::CopyKind::kHtoD);
+      c.api = b_.Str("cuMemcpyHtoD_v2");
+      c.size = 4 << 20;
+      Hold();
+      prev = cur_.ts - skew_ + c.dur;
+    }
+    nccl_free_ = prev;
+    host_ = std::max(host_, prev + J(4000));
+    Pop();  // backward
+  }
+  for (size_t b = 0; b < done.size() && job_.backend == DdpOptions::Backend::kNccl; ++b) {
     // The kernel starts when this rank's bucket is ready and spins until every rank's has arrived.
     const int64_t start = std::max(ready_[b], prev);
     const int64_t end = done[b] + J(800);
     if (timed)
       Kernel(kAllReduce, start, end, kNcclStream, nccl_corr_[b]);
     prev = end;
+    nccl_free_ = prev;
   }
-  nccl_free_ = prev;
   Push("optimizer");
   host_ += J(3000 * hs);
   for (int k = 0; k < 2; ++k) {

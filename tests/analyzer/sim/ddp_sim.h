@@ -48,7 +48,12 @@ struct DdpOptions {
   int checkpoint_every = 0;  // rank 0 saves a checkpoint (a long host pause) every N iterations
   int eval_every = 0;        // every rank evaluates (local kernels and a sync) every N iterations
   double gc_rate = 0.02;     // per rank and iteration: a garbage-collector pause in the forward
-  int buckets = 2;           // gradient buckets: all-reduce kernels per iteration
+  int buckets = 2;           // gradient buckets: all-reduces per iteration
+  // The collective backend. NCCL: all-reduce kernels on an NCCL stream, which spin on the GPU
+  // while they wait. Gloo (ranks sharing a GPU): each bucket is copied to the host, all-reduced
+  // by the CPU (the wait for the slowest rank is host time, no CUDA call) and copied back.
+  enum class Backend { kNccl, kGloo };
+  Backend backend = Backend::kNccl;
 };
 
 // One binary trace per rank, in rank order.

@@ -2,8 +2,12 @@
 // Call sites end to end: a PyTorch-shaped training run whose allocations reach cudaMallocAsync
 // through several allocator paths is analysed into one accumulator at the user's Python line,
 // and --frames-internal moves that label out to the caller.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,11 +16,14 @@
 
 #include "analysis/analyze.h"
 #include "report/text_report.h"
+#include "symbols/debug_files.h"
 #include "trace_builder.h"
 
 namespace cuclimb::testing {
 namespace {
 
+using format::Event;
+using format::EventType;
 using format::MemoryKind;
 
 constexpr uint64_t kDevice = 0x7f0000000000;
@@ -217,10 +224,10 @@ TEST(CallSites, OtherSitesKeepTheirOwnLines) {
       "device_allocations: Mlp.forward (model.py:13) <- train_step (train.py:29)",
       "device_allocations: train_step (train.py:31) <- main (train.py:60)",
       "device_allocations: save_checkpoint (train.py:50) <- main (train.py:63)",
-      // Autograd's thread has no user frame: its first frames outside CUDA.
+      // Autograd's thread has no user frame: its outermost framework frames.
       "device_allocations: (anonymous namespace)::mallocAsync <- Engine::thread_main",
       // The pin-memory thread runs only torch and the standard library.
-      "pinned_allocations: CachingHostAllocator::allocate <- pin_memory (pin_memory.py:18)",
+      "pinned_allocations: pin_memory (pin_memory.py:18) <- _pin_memory_loop (pin_memory.py:55)",
   };
   for (const std::string& w : want) {
     EXPECT_NE(std::find(sites.begin(), sites.end(), w), sites.end()) << w;
@@ -236,6 +243,84 @@ TEST(CallSites, FramesInternalLabelsByTheCaller) {
   EXPECT_EQ(r.accumulators[0].key, "main (train.py:60) <- <module> (train.py:64)");
   o.frames_internal = {"module:"};
   EXPECT_FALSE(analysis::AnalyzeBuffers({PyTorchLikeRun(5)}, {"x"}, o).ok());
+}
+
+// Return addresses end to end: a real program's mapping event (with its build id) reaches the
+// symbolizer through the analysis, the accumulator is keyed by the inlined call's lines, and a
+// module that is not on this machine gets a note that says how to fix it.
+TEST(CallSites, ReturnAddressesThroughMappingEvents) {
+  const char* fixture = std::getenv("SYMBOLS_FIXTURE");
+  const char* source = std::getenv("SYMBOLS_FIXTURE_SOURCE");
+  ASSERT_TRUE(fixture != nullptr && source != nullptr) << "run through meson test";
+  FILE* p = popen(fixture, "r");
+  ASSERT_NE(p, nullptr);
+  unsigned long long pc = 0, base = 0, size = 0, offset = 0;
+  char line[512];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    std::sscanf(line, "pc %llx", &pc);
+    std::sscanf(line, "event %llx %llx %llx", &base, &size, &offset);
+  }
+  pclose(p);
+  ASSERT_TRUE(pc != 0 && base != 0);
+  const analysis::ElfIds ids = analysis::ReadElfIds(fixture);
+  TraceBuilder b;
+  b.Process(0, 77, "symbols_fixture");
+  Event& m = b.Add(EventType::kMapping, 1);
+  m.text = b.Str(fixture);
+  m.addr = base;
+  m.size = size;
+  m.aux = offset;
+  m.name = b.Str(ids.build_id);
+  Event& gone = b.Add(EventType::kMapping, 2);
+  gone.text = b.Str("/opt/gone/libpool.so");
+  gone.addr = 0x7f0000000000;
+  gone.size = 0x100000;
+  gone.name = b.Str("00112233445566778899aabbccddeeff00112233");
+  char hex[32];
+  std::snprintf(hex, sizeof(hex), "0x%llx", pc);
+  const uint32_t fixture_stack = b.Stack({"cuMemAllocAsync", hex});
+  const uint32_t gone_stack = b.Stack({"cuMemAllocAsync", "0x7f0000001234"});
+  std::mt19937_64 rng(7);
+  int64_t t = 1000;
+  uint64_t addr = kDevice;
+  for (int i = 0; i < 120; ++i) {
+    b.Push(t, "iteration");
+    t += 1000 + static_cast<int64_t>(rng() % 500);
+    b.Alloc(t, addr, 512, MemoryKind::kPool, "cuMemAllocAsync", fixture_stack);
+    addr += 512;
+    if (i % 2 == 0) {
+      b.Alloc(t + 100, addr, 4096, MemoryKind::kPool, "cuMemAllocAsync", gone_stack);
+      addr += 4096;
+    }
+    t += 5000 + static_cast<int64_t>(rng() % 1000);
+    b.Pop(t);
+    t += 500;
+  }
+  const analysis::Report r = Analyze(b.ToBinary());
+  ASSERT_EQ(r.accumulators.size(), 2u) << Keys(r);
+  int inner = 0, outer = 0, n = 0;
+  std::ifstream in(source);
+  for (std::string text; std::getline(in, text);) {
+    ++n;
+    if (text.find("MARK:inner-call") != std::string::npos)
+      inner = n;
+    if (text.find("MARK:outer-call") != std::string::npos)
+      outer = n;
+  }
+  std::vector<std::string> keys;
+  for (const auto& a : r.accumulators) keys.push_back(a.key);
+  const std::string want = "fixture::Inner (symbols_fixture.cpp:" + std::to_string(inner) +
+                           ") <- fixture::Outer (symbols_fixture.cpp:" + std::to_string(outer) +
+                           ")";
+  EXPECT_NE(std::find(keys.begin(), keys.end(), want), keys.end()) << Keys(r);
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "libpool.so+0x1234"), keys.end()) << Keys(r);
+  bool noted = false;
+  for (const std::string& note : r.notes) {
+    noted |=
+        note.find("call sites in libpool.so are shown as module+offset") != std::string::npos &&
+        note.find("--symbols DIR") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
 }
 
 }  // namespace

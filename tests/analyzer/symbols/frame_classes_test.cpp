@@ -94,6 +94,11 @@ TEST(FrameClasses, FrameworksByModuleAndBySymbol) {
   EXPECT_EQ(Classify(Native("cublasLtMatmul", "libcublasLt.so.13")), FrameClass::kFramework);
   EXPECT_EQ(Classify(Native("ncclAllReduce", "libnccl.so.2")), FrameClass::kFramework);
   EXPECT_EQ(Classify(Native("trainer::model::Mlp::forward", "trainer")), FrameClass::kUser);
+  EXPECT_EQ(Classify(Unsymbolized("__triton_launcher.so",
+                                  "/root/.triton/cache/ab12/__triton_launcher.so")),
+            FrameClass::kFramework);
+  EXPECT_EQ(Classify(Python("py:call@/tmp/torchinductor_root/xy/cxyz.py:120")),
+            FrameClass::kFramework);
 }
 
 TEST(FrameClasses, RuntimesAndInterpreter) {
@@ -278,7 +283,18 @@ TEST_F(SiteLabels, RustAndNativePrograms) {
                    "burn_optim::adam::Adam::step", "trainer::train_loop", "trainer::main",
                    "std::rt::lang_start_internal", "main", "__libc_start_call_main"}),
             "trainer::train_loop <- trainer::main");
-  // No user frame at all (a cut stack): the first two frames outside CUDA, as before.
+  // No user frame at all (a cut stack): the two outermost framework frames, nearest the user.
+  EXPECT_EQ(Label({"cudaMallocAsync",
+                   "c10::cuda::CUDACachingAllocator::CudaMallocAsync::(anonymous "
+                   "namespace)::mallocAsync",
+                   "c10::cuda::CUDACachingAllocator::CudaMallocAsync::CudaMallocAsyncAllocator::"
+                   "allocate",
+                   "at::native::empty_cuda", "at::_ops::empty_memory_format::call",
+                   "at::native::addmm_out_cuda_impl", "at::_ops::addmm::call"}),
+            "native::addmm_out_cuda_impl <- addmm::call");
+  // Only runtimes: the first two frames outside CUDA.
+  EXPECT_EQ(Label({"cuMemHostAlloc", "__libc_malloc", "start_thread", "clone3"}),
+            "__libc_malloc <- start_thread");
   EXPECT_EQ(Label({"cuMemAllocAsync", "cuclimb_hook",
                    "cubecl_runtime::memory_management::MemoryManagement::reserve",
                    "burn_optim::adam::Adam::step"}),

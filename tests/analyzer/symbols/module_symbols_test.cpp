@@ -111,7 +111,14 @@ class ModuleSymbolsTest : public ::testing::Test {
     EXPECT_EQ(f[0].function, "fixture::Inner()");
     EXPECT_TRUE(f[0].inlined);
     EXPECT_EQ(fs::path(f[0].file).filename(), "symbols_fixture.cpp") << f[0].file;
-    EXPECT_EQ(f[0].file, Env("SYMBOLS_FIXTURE_SOURCE")) << "absolute, normalized";
+    // DWARF joins the compile directory with the relative name; the compile directory is the
+    // build's, which a compiler cache may have recorded from another checkout, so the tail of
+    // the path and its form are what can be checked.
+    const fs::path file(f[0].file);
+    EXPECT_TRUE(file.is_absolute()) << f[0].file;
+    EXPECT_EQ(file, file.lexically_normal()) << f[0].file;
+    EXPECT_TRUE(f[0].file.ends_with("tests/analyzer/symbols/fixture/symbols_fixture.cpp"))
+        << f[0].file;
     EXPECT_EQ(f[0].line, inner_line_);
     EXPECT_EQ(f[1].function, "fixture::Outer()");
     EXPECT_FALSE(f[1].inlined);

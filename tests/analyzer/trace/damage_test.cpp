@@ -53,12 +53,23 @@ bool IsPrefixOf(const std::vector<Event>& a, const std::vector<Event>& b) {
   return true;
 }
 
-std::string SmallTrace() {
-  testing::TraceBuilder b = testing::RandomTrace(11, 400);
-  return b.ToBinary(true, 3, 1024);  // small chunks: many boundaries
-}
+// Every test runs on both layouts: format 1.1 (columns) and 1.0 (rows), which readers keep reading.
+class DamageTest : public ::testing::TestWithParam<format::ChunkLayout> {
+ protected:
+  std::string SmallTrace() const {
+    testing::TraceBuilder b = testing::RandomTrace(11, 400);
+    return b.ToBinary(true, 3, 1024, GetParam());  // small chunks: many boundaries
+  }
+};
 
-TEST(DamageTest, CutAtEveryByte) {
+INSTANTIATE_TEST_SUITE_P(Layouts, DamageTest,
+                         ::testing::Values(format::ChunkLayout::kColumns,
+                                           format::ChunkLayout::kRows),
+                         [](const ::testing::TestParamInfo<format::ChunkLayout>& p) {
+                           return p.param == format::ChunkLayout::kRows ? "Rows" : "Columns";
+                         });
+
+TEST_P(DamageTest, CutAtEveryByte) {
   const std::string bin = SmallTrace();
   const std::vector<Event> all = ReadAll(bin);
   const std::vector<ChunkInfo> chunks = Chunks(bin);
@@ -95,7 +106,7 @@ TEST(DamageTest, CutAtEveryByte) {
   }
 }
 
-TEST(DamageTest, EveryBitFlipIsCaughtAtItsChunk) {
+TEST_P(DamageTest, EveryBitFlipIsCaughtAtItsChunk) {
   const std::string bin = SmallTrace();
   const std::vector<Event> all = ReadAll(bin);
   const std::vector<ChunkInfo> chunks = Chunks(bin);
@@ -125,7 +136,7 @@ TEST(DamageTest, EveryBitFlipIsCaughtAtItsChunk) {
   }
 }
 
-TEST(DamageTest, WrongMagicIsNotATrace) {
+TEST_P(DamageTest, WrongMagicIsNotATrace) {
   std::string bin = SmallTrace();
   bin[0] = 'X';
   auto reader = TraceReader::FromBuffer(bin);
@@ -134,7 +145,7 @@ TEST(DamageTest, WrongMagicIsNotATrace) {
   EXPECT_NE(reader.status().message().find("not a cuclimb trace"), std::string::npos);
 }
 
-TEST(DamageTest, OtherMajorIsRefusedWithBothVersions) {
+TEST_P(DamageTest, OtherMajorIsRefusedWithBothVersions) {
   std::string bin = SmallTrace();
   FileHeader h;
   std::memcpy(&h, bin.data(), sizeof(h));
@@ -149,7 +160,7 @@ TEST(DamageTest, OtherMajorIsRefusedWithBothVersions) {
 
 // A newer minor may grow the header, add record types and append fields to a type: this reader
 // skips all three and still delivers every event it knows.
-TEST(DamageTest, NewerMinorIsReadBySkipping) {
+TEST(DamageFileTest, NewerMinorIsReadBySkipping) {
   format::FileHeader h = format::MakeFileHeader(format::ClockId::kSynthetic, 0, 0, "future");
   h.format_minor = 9;
   h.header_bytes = sizeof(h) + 16;
@@ -182,7 +193,7 @@ TEST(DamageTest, NewerMinorIsReadBySkipping) {
   EXPECT_EQ(st.reason, StopReason::kNoTrailer);
 }
 
-TEST(DamageTest, HugeDeclaredChunkIsRefusedBeforeAllocating) {
+TEST(DamageFileTest, HugeDeclaredChunkIsRefusedBeforeAllocating) {
   format::FileHeader h = format::MakeFileHeader(format::ClockId::kSynthetic, 0, 0, "x");
   std::string bin(reinterpret_cast<const char*>(&h), sizeof(h));
   ChunkHeader c{};
@@ -197,17 +208,17 @@ TEST(DamageTest, HugeDeclaredChunkIsRefusedBeforeAllocating) {
   EXPECT_NE(st.message.find("cap"), std::string::npos) << st.message;
 }
 
-TEST(DamageTest, EmptyInputIsNotATrace) {
+TEST(DamageFileTest, EmptyInputIsNotATrace) {
   auto reader = TraceReader::FromBuffer("");
   ASSERT_FALSE(reader.ok());
   EXPECT_NE(reader.status().message().find("empty"), std::string::npos);
 }
 
-TEST(DamageTest, LargeTraceStreamsThroughEveryEvent) {
+TEST_P(DamageTest, LargeTraceStreamsThroughEveryEvent) {
   testing::TrainingLoopShape shape;
   shape.iterations = 10000;  // ~1 M events
   testing::TraceBuilder b = testing::TrainingLoopTrace(shape);
-  const std::string bin = b.ToBinary(true, 1, 1u << 20);
+  const std::string bin = b.ToBinary(true, 1, 1u << 20, GetParam());
   ReadStatus st;
   const size_t n = ReadAll(bin, &st).size();
   EXPECT_EQ(n, b.events().size());
@@ -215,9 +226,9 @@ TEST(DamageTest, LargeTraceStreamsThroughEveryEvent) {
   EXPECT_EQ(st.reason, StopReason::kComplete);
 }
 
-TEST(DamageTest, TrailerCountMismatchMeansMissingData) {
+TEST_P(DamageTest, TrailerCountMismatchMeansMissingData) {
   testing::TraceBuilder b = testing::RandomTrace(3, 300);
-  const std::string full = b.ToBinary(true, 3, 1024);
+  const std::string full = b.ToBinary(true, 3, 1024, GetParam());
   const std::vector<ChunkInfo> chunks = Chunks(full);
   ASSERT_GT(chunks.size(), 3u);
   // Drop a middle chunk entirely: every remaining chunk is intact, but the trailer knows.
@@ -225,6 +236,49 @@ TEST(DamageTest, TrailerCountMismatchMeansMissingData) {
   ReadStatus st;
   ReadAll(spliced, &st);
   EXPECT_EQ(st.reason, StopReason::kCorrupt) << st.message;
+}
+
+// Chunks that are intact but out of order (tests/analyzer/trace/swap_chunks.py makes such a file
+// from a recording): format 1.1 numbers its chunks, so the reader stops at the first one out of
+// place, having delivered exactly the chunks before it.
+TEST(SequenceTest, SwappedChunksAreDamageAtTheFirstOutOfPlace) {
+  testing::TraceBuilder b = testing::RandomTrace(5, 400);
+  const std::string full = b.ToBinary(true, 3, 1024);
+  const std::vector<ChunkInfo> chunks = Chunks(full);
+  ASSERT_GT(chunks.size(), 5u);
+  const std::string swapped = full.substr(0, chunks[2].offset) +
+                              full.substr(chunks[3].offset, chunks[3].end - chunks[3].offset) +
+                              full.substr(chunks[2].offset, chunks[2].end - chunks[2].offset) +
+                              full.substr(chunks[3].end);
+  ReadStatus st;
+  const std::vector<Event> got = ReadAll(swapped, &st);
+  EXPECT_EQ(st.reason, StopReason::kCorrupt) << st.message;
+  EXPECT_EQ(st.offset, chunks[2].offset);
+  EXPECT_NE(st.message.find("sequence number 3, expected 2"), std::string::npos) << st.message;
+  EXPECT_EQ(got.size(), chunks[0].events + chunks[1].events);
+}
+
+TEST(SequenceTest, ARepeatedChunkIsDamage) {
+  testing::TraceBuilder b = testing::RandomTrace(5, 400);
+  const std::string full = b.ToBinary(true, 3, 1024);
+  const std::vector<ChunkInfo> chunks = Chunks(full);
+  ASSERT_GT(chunks.size(), 3u);
+  const std::string repeated = full.substr(0, chunks[2].end) +
+                               full.substr(chunks[1].offset, chunks[1].end - chunks[1].offset) +
+                               full.substr(chunks[2].end);
+  ReadStatus st;
+  ReadAll(repeated, &st);
+  EXPECT_EQ(st.reason, StopReason::kCorrupt) << st.message;
+  EXPECT_EQ(st.offset, chunks[2].end);
+}
+
+// Format 1.0 files carry no sequence numbers (the field was reserved, 0): still read.
+TEST(SequenceTest, OldFilesAreNotChecked) {
+  testing::TraceBuilder b = testing::RandomTrace(5, 400);
+  const std::string full = b.ToBinary(true, 3, 1024, format::ChunkLayout::kRows);
+  ReadStatus st;
+  EXPECT_EQ(ReadAll(full, &st).size(), b.events().size());
+  EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // Round trips: events → binary → JSON Lines → binary read back identical, for every event type
 // and field, with strings and stacks resolved.
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +142,46 @@ TEST(RoundTripTest, RawAndCompressedChunksReadAlike) {
   TraceBuilder b = RandomTrace(9, 500);
   ReadStatus st;
   EXPECT_EQ(ReadResolved(b.ToBinary(true, 0), &st), ReadResolved(b.ToBinary(true, 19), &st));
+}
+
+// Format 1.0 (rows) and 1.1 (columns) hold the same events; readers read both.
+TEST(RoundTripTest, BothLayoutsReadAlike) {
+  TraceBuilder b = RandomTrace(12, 3000);
+  const std::vector<Resolved> expected = ResolveAll(b);
+  for (const size_t chunk : {size_t{2048}, size_t{1} << 20}) {
+    ReadStatus st;
+    EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, chunk, format::ChunkLayout::kRows), &st), expected);
+    EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
+    EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, chunk, format::ChunkLayout::kColumns), &st),
+              expected);
+    EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
+  }
+}
+
+// The layouts encode values differently (columns split every word into byte planes): extreme
+// values of every coding must survive both.
+TEST(RoundTripTest, ExtremeValuesSurviveBothLayouts) {
+  TraceBuilder b;
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (int64_t ts : {int64_t{0}, kMax, kMin, int64_t{-1}, int64_t{1}}) {
+    Event& a = b.Alloc(ts, ~uint64_t{0}, ~uint64_t{0});
+    a.dur = kMin;
+    a.corr = ~uint64_t{0};
+    a.aux = 0x8000'0000'0000'0000ull;
+    a.device = std::numeric_limits<int32_t>::min();
+    Event& g = b.Gauge(ts, "g", kMin, ~uint64_t{0});
+    g.device = std::numeric_limits<int32_t>::max();
+    Event& l = b.Launch(ts, 1, "k", ~uint64_t{0});
+    l.grid[0] = l.grid[1] = l.grid[2] = ~uint32_t{0};
+    l.corr = 1;
+  }
+  const std::vector<Resolved> expected = ResolveAll(b);
+  for (auto layout : {format::ChunkLayout::kRows, format::ChunkLayout::kColumns}) {
+    ReadStatus st;
+    EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, 512, layout), &st), expected);
+    EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
+  }
 }
 
 TEST(RoundTripTest, InvalidUtf8IsReplacedNotDropped) {
