@@ -153,9 +153,10 @@ void AllocationCandidates(Context& ctx, RankReport* report, std::vector<Candidat
     c.values = g.handles.Level(n);
     c.bytes = g.bytes.Level(n);
     c.site = ctx.Site(g.stack);
-    AddStateSeries(ctx, report, "live_handles", "call_site", site_key, "handles", c.values);
-    AddStateSeries(ctx, report, "live_bytes", "call_site", site_key, "bytes", c.bytes);
-    AddStateSeries(ctx, report, "allocs", "call_site", site_key, "calls", g.handles.in);
+    const CandidateSeriesNames& names = Info(g.kind).series;
+    AddStateSeries(ctx, report, names.metric, names.dimension, site_key, "handles", c.values);
+    AddStateSeries(ctx, report, names.bytes_metric, names.dimension, site_key, "bytes", c.bytes);
+    AddStateSeries(ctx, report, "allocs", names.dimension, site_key, "calls", g.handles.in);
     for (uint32_t k : g.keys) {
       c.apis.push_back(ctx.ApiName(a.alloc_keys[k].api));
       c.size_classes.push_back(SizeClassLabel(a.alloc_keys[k].size_class));

@@ -110,8 +110,9 @@ void RegionCandidates(Context& ctx, RankReport* report, std::vector<Candidate>* 
       absl::StrAppend(&c.key, " (", ctx.Str(hs.name), ")");
     c.values = fh.Level(n);
     c.bytes = fb.Level(n);
-    AddStateSeries(ctx, report, "live_regions", "heap", c.key, "regions", c.values);
-    AddStateSeries(ctx, report, "live_region_bytes", "heap", c.key, "bytes", c.bytes);
+    const CandidateSeriesNames& names = Info(c.kind).series;
+    AddStateSeries(ctx, report, names.metric, names.dimension, c.key, "regions", c.values);
+    AddStateSeries(ctx, report, names.bytes_metric, names.dimension, c.key, "bytes", c.bytes);
     c.live_api = "nvtxMemRegionsRegister";
     if (auto it = a.live_regions.find(hs.heap); it != a.live_regions.end()) {
       for (const auto& [addr, live] : it->second)
@@ -154,8 +155,10 @@ void HostFunctionCandidates(Context& ctx, RankReport* report, std::vector<Candid
   });
   for (size_t j = 0; j < order.size(); ++j) {
     const size_t i = order[j].second;
-    if (j < kFunctionSeries)
-      AddStateSeries(ctx, report, "samples", "function", a.functions[i], "samples", per[i]);
+    if (j < kFunctionSeries) {
+      const CandidateSeriesNames& names = Info(AccumulatorKind::kHostFunction).series;
+      AddStateSeries(ctx, report, names.metric, names.dimension, a.functions[i], "samples", per[i]);
+    }
     Candidate c;
     c.kind = AccumulatorKind::kHostFunction;
     c.key = a.functions[i];
