@@ -432,8 +432,9 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
   });
 }
 
-// Per-iteration state series that are not accumulator candidates themselves (those are built
-// in candidates.cpp): kernels seen, samples, copies, gauges, VMM, overhead.
+// Per-iteration state series that are not accumulator candidates themselves (the candidate
+// sources of analysis/candidates.h build those): kernels seen, samples, copies, gauges, VMM,
+// overhead.
 void OtherState(Context& ctx, RankReport* report) {
   const Aggregates& a = ctx.a;
   const int64_t n = ctx.fold.count();

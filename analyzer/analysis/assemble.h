@@ -30,7 +30,7 @@ struct AssemblyInput {
 
 RankReport Assemble(const AssemblyInput& in);
 
-// Shared by assemble.cpp and candidates.cpp.
+// Shared by assembly, the candidate sources and the detection pipeline.
 namespace internal {
 
 struct Context {
