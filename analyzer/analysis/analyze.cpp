@@ -26,6 +26,7 @@ namespace {
 constexpr size_t kPrefixEvents = 1u << 17;  // 16 MiB of events
 constexpr size_t kMaxPending = 1u << 20;    // events waiting for the boundary thread
 constexpr uint64_t kProgressEvery = 1u << 20;
+constexpr size_t kBatchEvents = 256;  // 32 KiB of events: read, then handled while in cache
 
 using ReaderFactory = std::function<absl::StatusOr<std::unique_ptr<trace::TraceReader>>()>;
 
@@ -88,13 +89,18 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
                                       const FrameClassifier& classifier) {
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   SegmentStats stats(reader.get(), options.iteration);
+  // Events are read in batches: one virtual call and one decoder entry per batch, not per event.
   std::vector<trace::Event> prefix;
-  trace::Event ev{};
   const size_t prefix_cap = options.prefix_events > 0 ? options.prefix_events : kPrefixEvents;
-  while (prefix.size() < prefix_cap && reader->Next(&ev)) {
-    stats.Observe(ev);
-    prefix.push_back(ev);
+  while (prefix.size() < prefix_cap) {
+    const size_t have = prefix.size();
+    prefix.resize(have + std::min(kBatchEvents, prefix_cap - have));
+    const size_t n = reader->Read(prefix.data() + have, prefix.size() - have);
+    prefix.resize(have + n);
+    if (n == 0)
+      break;
   }
+  for (const trace::Event& e : prefix) stats.Observe(e);
   LaunchPeriod launch;
   if (const uint32_t tid = stats.BusiestLaunchThread(); tid != 0) {
     launch = FindLaunchPeriod(stats.threads().at(tid).launch_names);
@@ -111,10 +117,15 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   prefix = std::vector<trace::Event>();
   stats.ObserveNvtxOnly();
-  while (raw->Next(&ev)) {
-    stats.Observe(ev);
-    pass.Feed(ev);
-    if ((++events & (kProgressEvery - 1)) == 0)
+  std::vector<trace::Event> batch(kBatchEvents);
+  while (const size_t n = raw->Read(batch.data(), batch.size())) {
+    for (size_t i = 0; i < n; ++i) {
+      stats.Observe(batch[i]);
+      pass.Feed(batch[i]);
+    }
+    const uint64_t before = events;
+    events += n;
+    if ((before ^ events) >= kProgressEvery)  // crossed a multiple of kProgressEvery
       Report(options, *raw, index, count, 1, events);
   }
   pass.Finish();
@@ -131,9 +142,11 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     trace::TraceReader* raw2 = again.get();
     second.Init(std::move(again), final_choice, options, classifier);
     events = 0;
-    while (raw2->Next(&ev)) {
-      second.Feed(ev);
-      if ((++events & (kProgressEvery - 1)) == 0)
+    while (const size_t n = raw2->Read(batch.data(), batch.size())) {
+      for (size_t i = 0; i < n; ++i) second.Feed(batch[i]);
+      const uint64_t before = events;
+      events += n;
+      if ((before ^ events) >= kProgressEvery)
         Report(options, *raw2, index, count, 2, events);
     }
     second.Finish();

@@ -20,7 +20,41 @@ BinaryReader::BinaryReader(std::unique_ptr<ByteSource> source) : source_(std::mo
   total_bytes_ = source_->size();
 }
 
-BinaryReader::~BinaryReader() = default;
+BinaryReader::~BinaryReader() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  work_ready_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void BinaryReader::Prefetch(int threads) {
+  if (threads <= 0 || !workers_.empty())
+    return;
+  // Two chunks per worker keep them busy while the reading thread decodes; chunks are about
+  // 1 MiB unpacked, so this is a few MiB.
+  depth_ = 2 * static_cast<size_t>(threads);
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+void BinaryReader::Work() {
+  format::Unpacker unpacker;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    work_ready_.wait(lock, [this] { return quit_ || !todo_.empty(); });
+    if (quit_)
+      return;
+    Slot* slot = todo_.front();
+    todo_.pop_front();
+    lock.unlock();
+    const bool ok = unpacker.Unpack(slot->chunk.get());
+    lock.lock();
+    slot->ok = ok;
+    slot->unpacked = true;
+    work_done_.notify_all();
+  }
+}
 
 absl::Status BinaryReader::Start() {
   FileHeader h{};
@@ -75,10 +109,99 @@ bool BinaryReader::Stop(StopReason reason, uint64_t offset, std::string message)
   return false;
 }
 
-bool BinaryReader::LoadChunk() {
+std::unique_ptr<BinaryReader::Slot> BinaryReader::Frame() {
+  auto slot = std::make_unique<Slot>();
   const uint64_t offset = bytes_consumed_;
-  if (chunk_.header.type == static_cast<uint8_t>(format::ChunkType::kTrailer) && chunk_index_ > 0) {
+  const uint64_t index = framed_;
+  auto stop = [&](StopReason reason, std::string message) {
+    slot->stop = reason;
+    slot->offset = offset;
+    slot->message = std::move(message);
+    framing_done_ = true;
+    return std::move(slot);
+  };
+  if (spare_.empty()) {
+    slot->chunk = std::make_unique<format::UnpackedChunk>();
+  } else {
+    slot->chunk = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  format::UnpackedChunk& c = *slot->chunk;
+  ChunkHeader& h = c.header;
+  const size_t n = source_->Read(&h, sizeof(h));
+  bytes_consumed_ += n;
+  if (n == 0) {
+    return stop(StopReason::kNoTrailer,
+                absl::StrFormat("no trailer: the file ends cleanly after %d chunks at byte offset "
+                                "0x%x (the producer did not finish)",
+                                index, offset));
+  }
+  if (n < sizeof(h)) {
+    return stop(StopReason::kTruncated,
+                absl::StrFormat("truncated: file ends %d bytes into the header of chunk %d at byte "
+                                "offset 0x%x",
+                                n, index, offset));
+  }
+  if (std::string what = format::CheckChunkHeader(h); !what.empty()) {
+    return stop(StopReason::kCorrupt,
+                absl::StrFormat("chunk %d at byte offset 0x%x: %s", index, offset, what));
+  }
+  // Read the payload before trusting the rest of the header: the checksum covers both, and a cut
+  // file must read as truncated even when the partial header is garbage-free.
+  c.stored.resize(h.stored_bytes);
+  const size_t got = source_->Read(c.stored.data(), h.stored_bytes);
+  bytes_consumed_ += got;
+  if (got < h.stored_bytes) {
+    return stop(
+        StopReason::kTruncated,
+        absl::StrFormat("truncated: file ends inside chunk %d at byte offset 0x%x (%d of %d "
+                        "payload bytes present)",
+                        index, offset, got, h.stored_bytes));
+  }
+  c.place = {index, offset};
+  c.sequenced = sequenced_;
+  ++framed_;
+  // Nothing after the trailer is read ahead: LoadChunk() looks there itself.
+  if (h.type == static_cast<uint8_t>(format::ChunkType::kTrailer))
+    framing_done_ = true;
+  return slot;
+}
+
+std::unique_ptr<BinaryReader::Slot> BinaryReader::NextSlot() {
+  if (workers_.empty()) {
+    std::unique_ptr<Slot> slot = Frame();
+    if (slot->stop == StopReason::kReading) {
+      slot->ok = unpacker_.Unpack(slot->chunk.get());
+      slot->unpacked = true;
+    }
+    return slot;
+  }
+  // Frame ahead (I/O stays on this thread; only unpacking is handed out), then wait for the
+  // oldest chunk.
+  while (!framing_done_ && inflight_.size() < depth_) {
+    std::unique_ptr<Slot> slot = Frame();
+    Slot* raw = slot.get();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (raw->stop == StopReason::kReading) {
+      todo_.push_back(raw);
+      work_ready_.notify_one();
+    } else {
+      raw->unpacked = true;
+    }
+    inflight_.push_back(std::move(slot));
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  Slot* front = inflight_.front().get();
+  work_done_.wait(lock, [front] { return front->unpacked; });
+  std::unique_ptr<Slot> slot = std::move(inflight_.front());
+  inflight_.pop_front();
+  return slot;
+}
+
+bool BinaryReader::LoadChunk() {
+  if (after_trailer_) {
     // Anything after the trailer is not ours; say so but keep the verdict "complete".
+    const uint64_t offset = bytes_consumed_;
     char probe;
     const bool extra = source_->Read(&probe, 1) == 1;
     return Stop(StopReason::kComplete, offset,
@@ -87,45 +210,22 @@ bool BinaryReader::LoadChunk() {
                                         offset)
                       : "complete");
   }
-  ChunkHeader& h = chunk_.header;
-  const size_t n = source_->Read(&h, sizeof(h));
-  bytes_consumed_ += n;
-  if (n == 0) {
-    return Stop(StopReason::kNoTrailer, offset,
-                absl::StrFormat("no trailer: the file ends cleanly after %d chunks at byte offset "
-                                "0x%x (the producer did not finish)",
-                                chunk_index_, offset));
+  std::unique_ptr<Slot> slot = NextSlot();
+  if (slot->chunk != nullptr) {
+    if (chunk_ != nullptr)
+      spare_.push_back(std::move(chunk_));
+    chunk_ = std::move(slot->chunk);
   }
-  if (n < sizeof(h)) {
-    return Stop(StopReason::kTruncated, offset,
-                absl::StrFormat("truncated: file ends %d bytes into the header of chunk %d at byte "
-                                "offset 0x%x",
-                                n, chunk_index_, offset));
-  }
-  if (std::string what = format::CheckChunkHeader(h); !what.empty()) {
-    return Stop(StopReason::kCorrupt, offset,
-                absl::StrFormat("chunk %d at byte offset 0x%x: %s", chunk_index_, offset, what));
-  }
-  // Read the payload before trusting the rest of the header: the checksum covers both, and a cut
-  // file must read as truncated even when the partial header is garbage-free.
-  chunk_.stored.resize(h.stored_bytes);
-  const size_t got = source_->Read(chunk_.stored.data(), h.stored_bytes);
-  bytes_consumed_ += got;
-  if (got < h.stored_bytes) {
-    return Stop(
-        StopReason::kTruncated, offset,
-        absl::StrFormat("truncated: file ends inside chunk %d at byte offset 0x%x (%d of %d "
-                        "payload bytes present)",
-                        chunk_index_, offset, got, h.stored_bytes));
-  }
-  chunk_.place = {chunk_index_, offset};
-  chunk_.sequenced = sequenced_;
-  if (!unpacker_.Unpack(&chunk_) || !decoder_.Start(&chunk_, this)) {
-    return Stop(StopReason::kCorrupt, offset,
-                chunk_.error.empty() ? decoder_.error() : chunk_.error);
+  if (slot->stop != StopReason::kReading)
+    return Stop(slot->stop, slot->offset, slot->message);
+  if (!slot->ok)
+    return Stop(StopReason::kCorrupt, chunk_->place.offset, chunk_->error);
+  if (!decoder_.Start(chunk_.get(), this)) {
+    return Stop(StopReason::kCorrupt, chunk_->place.offset, decoder_.error());
   }
   ++chunk_index_;
   status_.chunks = chunk_index_;
+  after_trailer_ = chunk_->header.type == static_cast<uint8_t>(format::ChunkType::kTrailer);
   in_chunk_ = true;
   return true;
 }
@@ -137,19 +237,19 @@ bool BinaryReader::ReadTrailer() {
     trailer_ = ev;
     if (format::TrailerEvents(ev) != status_.events) {
       return Stop(
-          StopReason::kCorrupt, chunk_.place.offset,
+          StopReason::kCorrupt, chunk_->place.offset,
           absl::StrFormat("chunk %d at byte offset 0x%x: trailer counts %d events but %d "
                           "were read: data is missing",
-                          chunk_.place.index, chunk_.place.offset, ev.size, status_.events));
+                          chunk_->place.index, chunk_->place.offset, ev.size, status_.events));
     }
     if (decoder_.Decode(&ev, 1, this) == 1) {
-      return Stop(StopReason::kCorrupt, chunk_.place.offset,
+      return Stop(StopReason::kCorrupt, chunk_->place.offset,
                   absl::StrFormat("chunk %d at byte offset 0x%x: two trailer events",
-                                  chunk_.place.index, chunk_.place.offset));
+                                  chunk_->place.index, chunk_->place.offset));
     }
   }
   if (decoder_.failed())
-    return Stop(StopReason::kCorrupt, chunk_.place.offset, decoder_.error());
+    return Stop(StopReason::kCorrupt, chunk_->place.offset, decoder_.error());
   in_chunk_ = false;
   return true;
 }
@@ -161,7 +261,7 @@ size_t BinaryReader::Read(Event* out, size_t max) {
         break;
       continue;
     }
-    if (chunk_.header.type == static_cast<uint8_t>(format::ChunkType::kTrailer)) {
+    if (after_trailer_) {
       if (!ReadTrailer())
         break;
       continue;
@@ -169,7 +269,7 @@ size_t BinaryReader::Read(Event* out, size_t max) {
     const size_t n = decoder_.Decode(out, max, this);
     status_.skipped_records = decoder_.skipped_records();
     if (decoder_.failed()) {
-      Stop(StopReason::kCorrupt, chunk_.place.offset, decoder_.error());
+      Stop(StopReason::kCorrupt, chunk_->place.offset, decoder_.error());
     } else if (n < max) {
       in_chunk_ = false;  // the chunk is done
     }

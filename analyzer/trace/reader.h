@@ -73,6 +73,10 @@ class TraceReader {
     while (n < max && Next(&out[n])) ++n;
     return n;
   }
+  // Lets the reader use up to `threads` helper threads to prepare its input ahead of Read()
+  // (binary traces: checksums and decompression). Call before the first Read(); a no-op where
+  // there is nothing to prepare. Events and status are the same either way.
+  virtual void Prefetch(int threads) { (void)threads; }
 
   const TraceHeader& header() const { return header_; }
   const StringTable& strings() const { return strings_; }

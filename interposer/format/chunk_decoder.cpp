@@ -2,6 +2,7 @@
 // Chunk decoding: checks, checksum, zstd, definitions, rows and columns, and what went wrong.
 #include "chunk_decoder.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -40,6 +41,17 @@ bool Fail(UnpackedChunk* chunk, const std::string& what) {
 bool Head(const uint8_t** p, const uint8_t* end, uint64_t* v) {
   *p = GetVarint(*p, end, v);
   return *p != nullptr;
+}
+
+// Widens one byte plane into the words it belongs to. Called for every plane of every batch, so
+// it has an AVX2 version chosen at load time (4 words per instruction instead of 2 with SSE2).
+__attribute__((target_clones("avx2", "default"))) void SetPlane(uint64_t* out, const uint8_t* p,
+                                                                size_t n, unsigned shift) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint64_t>(p[i]) << shift;
+}
+__attribute__((target_clones("avx2", "default"))) void OrPlane(uint64_t* out, const uint8_t* p,
+                                                               size_t n, unsigned shift) {
+  for (size_t i = 0; i < n; ++i) out[i] |= static_cast<uint64_t>(p[i]) << shift;
 }
 
 // "launch.kernel", for messages about a column.
@@ -292,12 +304,11 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
     return true;
   }
   p_ = end_ = nullptr;
-  // Reset only what the previous chunk set.
-  for (auto& by_field : columns_.columns) {
+  for (auto& by_field : planes_) {
     for (ColumnPlanes& c : by_field) c.count = 0;
   }
-  std::memset(columns_.position, 0, sizeof(columns_.position));
-  columns_.delta = DecodeState{};
+  std::memset(position_, 0, sizeof(position_));
+  batch_.delta = DecodeState{};
   for (const UnpackedChunk::Stream& s : chunk->streams) {
     const uint8_t* data = bytes + s.offset;
     if (s.key == kTypesKey) {
@@ -310,7 +321,7 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       const uint32_t plane = (s.key - 2) % kMaxPlanes;
       const uint32_t field = (s.key - 2) / kMaxPlanes % kMaxColumnFields;
       const uint32_t type = (s.key - 2) / kMaxPlanes / kMaxColumnFields;
-      ColumnPlanes& c = columns_.columns[type][field];
+      ColumnPlanes& c = planes_[type][field];
       for (uint8_t k = 0; k < c.count; ++k) {
         if (c.shift[k] == 8 * plane)
           return ChunkError("a column plane appears twice");
@@ -320,8 +331,8 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       ++c.count;
     }
   }
-  columns_.delta.strings = tables->string_count();
-  columns_.delta.stacks = tables->stack_count();
+  batch_.delta.strings = tables->string_count();
+  batch_.delta.stacks = tables->stack_count();
   return true;
 }
 
@@ -515,29 +526,76 @@ bool ChunkDecoder::CheckRow(uint8_t type, const uint8_t* p, const uint8_t* end, 
   return true;  // bytes left in the body are fields of a newer minor: ignored
 }
 
+void ChunkDecoder::GatherBatch(uint32_t count) {
+  constexpr size_t kTypes = static_cast<size_t>(EventType::kCount);
+  uint32_t counts[kTypes] = {};
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t type = types_[event_index_ + i];
+    if (type < kTypes)
+      ++counts[type];
+  }
+  constexpr size_t kMaxWordsPerEvent = 3 * kMaxColumnFields;
+  if (zeros_.empty()) {
+    zeros_.assign(3 * kColumnBatch, 0);
+    words_.resize(kColumnBatch * kMaxWordsPerEvent);
+  }
+  uint64_t* out = words_.data();
+  for (uint8_t t = 1; t < kTypes; ++t) {
+    if (counts[t] == 0)
+      continue;
+    const EventSpec& spec = kEventSchema[t];
+    for (uint8_t f = 0; f < spec.field_count; ++f) {
+      const ColumnPlanes& c = planes_[t][f];
+      if (c.count == 0) {
+        batch_.words[t][f] = zeros_.data();
+        continue;
+      }
+      const uint32_t per_event = spec.fields[f].coding == Coding::kDims ? 3 : 1;
+      const size_t n = size_t{counts[t]} * per_event;
+      const size_t start = size_t{position_[t]} * per_event;
+      SetPlane(out, c.plane[0] + start, n, c.shift[0]);
+      for (uint8_t k = 1; k < c.count; ++k) OrPlane(out, c.plane[k] + start, n, c.shift[k]);
+      batch_.words[t][f] = out;
+      out += n;
+    }
+    position_[t] += counts[t];
+    batch_.index[t] = 0;
+  }
+}
+
 size_t ChunkDecoder::DecodeColumns(Event* out, size_t max) {
   size_t n = 0;
   const uint32_t events = chunk_->events;
   while (n < max && event_index_ < events) {
-    const uint8_t type = types_[event_index_];
-    if (!IsEventType(type)) {
-      ++skipped_;  // an event type of a newer minor, whose columns were skipped
-      ++event_index_;
-      continue;
+    const uint32_t count = static_cast<uint32_t>(
+        std::min<size_t>({max - n, kColumnBatch, size_t{events - event_index_}}));
+    GatherBatch(count);
+    for (uint32_t i = 0; i < count; ++i, ++event_index_) {
+      const uint8_t type = types_[event_index_];
+      if (!IsEventType(type)) {
+        ++skipped_;  // an event type of a newer minor, whose columns were skipped
+        continue;
+      }
+      if (type == static_cast<uint8_t>(EventType::kTrailer)) {
+        error_ = Format("%s, event %u: trailer event outside the trailer chunk",
+                        Place(chunk_->place).c_str(), event_index_);
+        return n;
+      }
+      if (!AssembleEvent(type, &out[n], &batch_)) {
+        // The type's events before the batch, plus those of the batch up to this one.
+        ColumnError(type, position_[type] - TypeCountAfter(type, i, count) - 1);
+        return n;
+      }
+      ++n;
     }
-    if (type == static_cast<uint8_t>(EventType::kTrailer)) {
-      error_ = Format("%s, event %u: trailer event outside the trailer chunk",
-                      Place(chunk_->place).c_str(), event_index_);
-      return n;
-    }
-    if (!FastDecodeColumns(type, &out[n], &columns_)) {
-      ColumnError(type, columns_.position[type] - 1);
-      return n;
-    }
-    ++event_index_;
-    ++n;
   }
   return n;
+}
+
+uint32_t ChunkDecoder::TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) const {
+  uint32_t after = 0;
+  for (uint32_t j = i + 1; j < count; ++j) after += types_[event_index_ - i + j] == type ? 1 : 0;
+  return after;
 }
 
 void ChunkDecoder::ColumnError(uint8_t type, uint32_t position) {
@@ -548,10 +606,10 @@ void ChunkDecoder::ColumnError(uint8_t type, uint32_t position) {
     if (f.coding != Coding::kString && f.coding != Coding::kStack && f.coding != Coding::kEnum) {
       continue;
     }
-    const uint64_t w = GatherWord(columns_.columns[type][i], position);
-    if (f.coding == Coding::kString && w >= columns_.delta.strings) {
+    const uint64_t w = GatherWord(planes_[type][i], position);
+    if (f.coding == Coding::kString && w >= batch_.delta.strings) {
       what = Format("names undefined string %llu", static_cast<ull>(w));
-    } else if (f.coding == Coding::kStack && w >= columns_.delta.stacks) {
+    } else if (f.coding == Coding::kStack && w >= batch_.delta.stacks) {
       what = Format("names undefined stack %llu", static_cast<ull>(w));
     } else if (f.coding == Coding::kEnum &&
                w >= NamesOf(static_cast<EnumKind>(spec.enum_kind)).count) {

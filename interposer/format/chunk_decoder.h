@@ -97,6 +97,10 @@ class ChunkDecoder {
  private:
   size_t DecodeRows(Event* out, size_t max, DefinitionTables* tables);
   size_t DecodeColumns(Event* out, size_t max);
+  // Gathers the words of every column for the next `count` events into batch_.
+  void GatherBatch(uint32_t count);
+  // Events of `type` in the batch after its i-th event (for the position of a bad one).
+  uint32_t TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) const;
   bool DefineString(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
   bool DefineStack(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
   bool ApplyDefinitions(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
@@ -115,7 +119,13 @@ class ChunkDecoder {
   const uint8_t* types_ = nullptr;  // column chunks: one type byte per event
   uint32_t event_index_ = 0;
   DecodeState rows_;
-  ColumnState columns_;
+  // Column chunks: the planes by (type, field), the events of each type decoded before the
+  // current batch, and the batch being assembled.
+  ColumnPlanes planes_[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
+  uint32_t position_[static_cast<size_t>(EventType::kCount)] = {};
+  ColumnBatch batch_;
+  std::vector<uint64_t> words_;  // the batch's column words
+  std::vector<uint64_t> zeros_;  // what absent columns read
   std::vector<uint64_t> frames_;
   uint64_t skipped_ = 0;
   std::string error_;

@@ -3,11 +3,9 @@
 """Hostile and damaged input (issue #14): every reproducer in data/ run through the commands a
 user runs. Nothing may crash, hang, change data silently or pass a gate it cannot judge.
 
-usage: bad_inputs_test.py CUCLIMB DATA_DIR [SANITIZER] [--pending BRANCH]
+usage: bad_inputs_test.py CUCLIMB DATA_DIR [SANITIZER]
 
-Tests whose fix lands on another branch carry @pending(BRANCH): the default run skips them, and
-`--pending BRANCH` runs only those, exiting 77 (skipped) unless CUCLIMB_PENDING=1 asks for them
-to run. Delete a branch's marks once it is merged.
+CUCLIMB_LIB names libcuclimb.so for the one recording test (skipped without it).
 """
 import json
 import os
@@ -21,21 +19,8 @@ import unittest
 CUCLIMB = os.path.abspath(sys.argv.pop(1))
 DATA = os.path.abspath(sys.argv.pop(1))
 SANITIZED = len(sys.argv) > 1 and not sys.argv[1].startswith("-") and sys.argv.pop(1) not in ("", "none")
-PENDING_BRANCH = None
-if len(sys.argv) > 2 and sys.argv[1] == "--pending":
-    PENDING_BRANCH = sys.argv[2]
-    del sys.argv[1:3]
 
 GIB = 1 << 30
-
-
-def pending(branch, why):
-    """Marks a test whose fix lands on `branch`: skipped except in that branch's pending run."""
-    def mark(test):
-        test.pending_branch = branch
-        test.pending_why = why
-        return test
-    return mark
 
 
 class Result:
@@ -86,11 +71,6 @@ def data(name):
 
 class Base(unittest.TestCase):
     def setUp(self):
-        method = getattr(self, self._testMethodName)
-        branch = getattr(method, "pending_branch", None)
-        if branch != PENDING_BRANCH:
-            self.skipTest(f"pending branch {branch}: {method.pending_why}" if branch
-                          else "not pending")
         self.dir = tempfile.TemporaryDirectory()
 
     def tearDown(self):
@@ -421,10 +401,10 @@ class CutTraces(Base):
         self.assertTrue(os.path.exists(out))
 
 
-class PendingSpeed(Base):
-    """Format items of issue #14, fixed with format v1.1 on branch speed."""
+class FormatBounds(Base):
+    """Format items of issue #14, fixed with format v1.1: byte caps on the string and stack
+    tables, chunk sequence numbers, strings over 64 KiB."""
 
-    @pending("speed", "string tables bounded in bytes, not only in count")
     def test_string_bomb_is_refused_within_bounded_memory(self):
         r = run("info", data("string-bomb-40x64MiB.trace"))
         self.assertExit(r, 3)  # 392 KB that decode to 2.7 GB of strings
@@ -432,7 +412,6 @@ class PendingSpeed(Base):
             self.assertLess(r.max_rss_bytes, 512 << 20)
         self.assertRegex(r.stdout + r.stderr, "(limit|cap|exceed)")
 
-    @pending("speed", "stack tables bounded in bytes, not only in count")
     def test_stack_bomb_is_refused_within_bounded_memory(self):
         bomb = self.path("stack-bomb.trace")
         subprocess.run([sys.executable, data("make_stack_bomb.py"), bomb], check=True, timeout=300)
@@ -442,18 +421,20 @@ class PendingSpeed(Base):
             self.assertLess(r.max_rss_bytes, 1 * GIB)
         self.assertRegex(r.stdout + r.stderr, "(limit|cap|exceed)")
 
-    @pending("speed", "chunk sequence numbers")
     def test_reordered_chunks_are_detected(self):
+        # The bundled H200 trace is format 1.0, whose chunks carry no sequence number: rewrite it
+        # in the current format (through JSON Lines, as convert never writes its input's form).
         golden = os.path.join(os.path.dirname(DATA), "..", "golden", "h200-cubecl-climb.trace")
-        swapped = self.path("swapped.trace")
-        subprocess.run([sys.executable, data("swap_chunks.py"), golden, swapped, "2", "3"],
+        jsonl, current, swapped = (self.path(n) for n in ("h.jsonl", "h.trace", "swapped.trace"))
+        self.assertExit(run("convert", golden, jsonl), 0)
+        self.assertExit(run("convert", jsonl, current), 0)
+        subprocess.run([sys.executable, data("swap_chunks.py"), current, swapped, "2", "3"],
                        check=True, timeout=120)
         r = run("info", swapped, "--json")
         self.assertExit(r, 3)
         self.assertNotEqual(json.loads(r.stdout)["status"], "complete")
         self.assertExit(run("analyze", swapped, "--quiet"), 3)
 
-    @pending("speed", "convert keeps strings over 64 KiB or refuses them")
     def test_convert_never_truncates_a_long_string(self):
         src = data("long-name-70KB.jsonl")
         binary = self.path("long.trace")
@@ -471,10 +452,9 @@ class PendingSpeed(Base):
         self.assertEqual(names(back), names(original))
 
 
-class PendingInterposer(Base):
-    """Interposer items of issue #14, fixed on branch interposer."""
+class Recording(Base):
+    """The recorder's item of issue #14: a program started with stderr closed."""
 
-    @pending("interposer", "trace descriptors are >= 3 and close-on-exec")
     def test_program_started_with_stderr_closed_keeps_its_trace(self):
         lib = os.environ.get("CUCLIMB_LIB", "")
         nvtx = "/usr/local/cuda/include/nvtx3/nvToolsExt.h"
@@ -502,28 +482,9 @@ int main() {
 
 
 def main():
-    loader = unittest.TestLoader()
-    suite = loader.loadTestsFromModule(sys.modules[__name__])
-    if PENDING_BRANCH is not None:
-        tests = [t for t in _flatten(suite)
-                 if getattr(getattr(t, t._testMethodName), "pending_branch", None) == PENDING_BRANCH]
-        if os.environ.get("CUCLIMB_PENDING") != "1":
-            for t in tests:
-                m = getattr(t, t._testMethodName)
-                print(f"SKIP {t.id()}: expected to pass once branch {PENDING_BRANCH} is merged "
-                      f"({m.pending_why}); CUCLIMB_PENDING=1 runs it")
-            sys.exit(77)
-        suite = unittest.TestSuite(tests)
+    suite = unittest.TestLoader().loadTestsFromModule(sys.modules[__name__])
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)
-
-
-def _flatten(suite):
-    for t in suite:
-        if isinstance(t, unittest.TestSuite):
-            yield from _flatten(t)
-        else:
-            yield t
 
 
 if __name__ == "__main__":

@@ -46,9 +46,11 @@ std::vector<ChunkInfo> Chunks(const std::string& bin) {
 }
 
 bool IsPrefixOf(const std::vector<Event>& a, const std::vector<Event>& b) {
-  if (a.size() > b.size()) return false;
+  if (a.size() > b.size())
+    return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(Event)) != 0) return false;
+    if (std::memcmp(&a[i], &b[i], sizeof(Event)) != 0)
+      return false;
   }
   return true;
 }
@@ -90,9 +92,12 @@ TEST_P(DamageTest, CutAtEveryByte) {
     bool at_boundary = cut == sizeof(FileHeader);
     size_t damaged_chunk_offset = 0;
     for (const ChunkInfo& c : chunks) {
-      if (c.end <= cut) expected += c.events;
-      if (c.end == cut) at_boundary = true;
-      if (c.offset <= cut && cut < c.end) damaged_chunk_offset = c.offset;
+      if (c.end <= cut)
+        expected += c.events;
+      if (c.end == cut)
+        at_boundary = true;
+      if (c.offset <= cut && cut < c.end)
+        damaged_chunk_offset = c.offset;
     }
     ASSERT_EQ(got.size(), expected) << "cut " << cut << ": " << st.message;
     EXPECT_TRUE(IsPrefixOf(got, all)) << "cut " << cut;
@@ -126,7 +131,8 @@ TEST_P(DamageTest, EveryBitFlipIsCaughtAtItsChunk) {
       const ReadStatus& st = (*reader)->status();
       size_t expected = 0;
       for (const ChunkInfo& c : chunks) {
-        if (c.end <= byte) expected += c.events;
+        if (c.end <= byte)
+          expected += c.events;
       }
       EXPECT_TRUE(st.reason == StopReason::kCorrupt || st.reason == StopReason::kTruncated)
           << "byte " << byte << " bit " << bit << ": " << st.message;
@@ -169,8 +175,12 @@ TEST(DamageFileTest, NewerMinorIsReadBySkipping) {
   bin.append(16, '\x5a');  // header extension
   // Chunk payload: an unknown record type 0x60 with a 3-byte body, then a push event whose body
   // carries one field more than this reader knows.
-  const std::string body("\x0a\x01\x00\x00\x00\x07", 6);  // ts 5, tid 1, name, domain, payload, extra
-  const std::string payload = std::string("\x60\x03" "abc", 5) +
+  const std::string body("\x0a\x01\x00\x00\x00\x07",
+                         6);  // ts 5, tid 1, name, domain, payload, extra
+  const std::string payload = std::string(
+                                  "\x60\x03"
+                                  "abc",
+                                  5) +
                               static_cast<char>(format::EventType::kPush) +
                               static_cast<char>(body.size()) + body;
   ChunkHeader c{};
@@ -279,6 +289,55 @@ TEST(SequenceTest, OldFilesAreNotChecked) {
   ReadStatus st;
   EXPECT_EQ(ReadAll(full, &st).size(), b.events().size());
   EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
+}
+
+// Reading with prefetch workers (checksums and decompression on other threads) delivers the same
+// events and stops at the same place with the same words, whatever the damage.
+struct Outcome {
+  std::vector<Event> events;
+  ReadStatus status;
+  bool opened = false;
+};
+
+Outcome ReadWith(std::string_view bytes, int threads) {
+  Outcome o;
+  auto reader = TraceReader::FromBuffer(bytes);
+  if (!reader.ok())
+    return o;
+  o.opened = true;
+  (*reader)->Prefetch(threads);
+  Event batch[37];
+  while (size_t n = (*reader)->Read(batch, 37)) o.events.insert(o.events.end(), batch, batch + n);
+  o.status = (*reader)->status();
+  return o;
+}
+
+void ExpectSameOutcome(std::string_view bytes, const std::string& what) {
+  const Outcome inline_read = ReadWith(bytes, 0);
+  for (int threads : {1, 3}) {
+    const Outcome prefetched = ReadWith(bytes, threads);
+    ASSERT_EQ(prefetched.opened, inline_read.opened) << what;
+    ASSERT_EQ(prefetched.events.size(), inline_read.events.size()) << what;
+    EXPECT_TRUE(IsPrefixOf(prefetched.events, inline_read.events)) << what;
+    EXPECT_EQ(prefetched.status.reason, inline_read.status.reason) << what;
+    EXPECT_EQ(prefetched.status.offset, inline_read.status.offset) << what;
+    EXPECT_EQ(prefetched.status.message, inline_read.status.message) << what;
+    EXPECT_EQ(prefetched.status.chunks, inline_read.status.chunks) << what;
+  }
+}
+
+TEST_P(DamageTest, PrefetchReadsTheSameAsInline) {
+  const std::string bin = SmallTrace();
+  ExpectSameOutcome(bin, "intact");
+  for (size_t cut = 0; cut < bin.size(); cut += 7) {
+    ExpectSameOutcome(std::string_view(bin).substr(0, cut), "cut " + std::to_string(cut));
+  }
+  for (size_t byte = sizeof(FileHeader); byte < bin.size(); byte += 13) {
+    std::string damaged = bin;
+    damaged[byte] = static_cast<char>(damaged[byte] ^ 0x10);
+    ExpectSameOutcome(damaged, "flip at " + std::to_string(byte));
+  }
+  ExpectSameOutcome(bin + "extra", "bytes after the trailer");
 }
 
 }  // namespace

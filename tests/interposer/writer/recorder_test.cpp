@@ -135,21 +135,47 @@ TEST(RecorderTest, ThreadsRecordAndEverythingReadsBack) {
   unlink(path.c_str());
 }
 
+// The writer is held inside its tick hook while one thread records 1000 events into a 64-event
+// ring, so exactly 64 are stored and 936 dropped and counted. Without the hold the outcome is up
+// to the scheduler: the half-full wake lets a writer that runs as soon as it is woken (on a
+// loaded machine, on the producer's own core) drain the ring every 32 events, and nothing drops.
+struct HeldWriter {
+  std::atomic<bool> held{false};     // the writer thread is inside the hook
+  std::atomic<bool> release{false};  // the producer is done: let the writer drain
+  std::atomic<bool> once{false};     // only the first tick holds (StopRecorder ticks too)
+};
+
+void HoldWriterOnce(void* context, int64_t) {
+  auto* w = static_cast<HeldWriter*>(context);
+  if (w->once.exchange(true))
+    return;
+  w->held.store(true);
+  while (!w->release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 TEST(RecorderTest, FullRingsDropAndCountInsteadOfBlocking) {
   const std::string path = TempPath("drops");
+  constexpr int kEvents = 1000;
+  constexpr int kRing = 64;
   ASSERT_EQ(InChild([&] {
+              static HeldWriter writer;
+              SetTickHook(HoldWriterOnce, &writer);
               RecorderOptions o;
               o.path = path.c_str();
-              o.ring_kib = 8;  // 64 events
-              o.flush_interval_ms = 1000;
-              if (!StartRecorder(o)) _exit(10);
-              int failed = 0;
-              for (int i = 0; i < 1000; ++i) failed += Record(AllocEvent(i, 1, 0, 0)) ? 0 : 1;
+              o.ring_kib = kRing * sizeof(Event) / 1024;
+              o.flush_interval_ms = 1;  // the first tick comes at once and holds the writer
+              if (!StartRecorder(o))
+                _exit(10);
+              while (!writer.held.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+              int stored = 0;
+              for (int i = 0; i < kEvents; ++i) stored += Record(AllocEvent(i, 1, 0, 0)) ? 1 : 0;
+              writer.release.store(true);
               StopRecorder("test status");
-              _exit(failed > 0 ? 0 : 11);
+              _exit(stored == kRing ? 0 : 11);
             }),
             0);
   ReadBack rb = ReadFile(path);
+  ASSERT_TRUE(rb.reader != nullptr);
   ASSERT_TRUE(rb.reader->trailer().has_value());
   int64_t drops_events = 0;
   int allocs = 0;
@@ -160,7 +186,8 @@ TEST(RecorderTest, FullRingsDropAndCountInsteadOfBlocking) {
     }
     allocs += ev.type == EventType::kAlloc;
   }
-  EXPECT_EQ(allocs + drops_events, 1000);
+  EXPECT_EQ(allocs, kRing);
+  EXPECT_EQ(drops_events, kEvents - kRing);
   EXPECT_EQ(rb.reader->trailer()->value, drops_events);
   EXPECT_EQ(rb.reader->Str(rb.reader->trailer()->text), "test status");
   unlink(path.c_str());
