@@ -90,10 +90,17 @@ work, keep_rank = sys.argv[1], int(sys.argv[2])
 def summaries(path):
     out = {}
     try:
-        for line in open(path):
-            if line.startswith("{") and '"program"' in line:
-                s = json.loads(line)
+        # The ranks print at the same time: two summaries can share a line.
+        text, decoder, at = open(path).read(), json.JSONDecoder(), 0
+        while (at := text.find("{", at)) >= 0:
+            try:
+                s, end = decoder.raw_decode(text, at)
+            except json.JSONDecodeError:
+                at += 1
+                continue
+            if isinstance(s, dict) and s.get("program"):
                 out[s["rank"]] = s
+            at = end
     except OSError:
         pass
     return out
