@@ -1,59 +1,70 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cuclimb command: dispatches to a subcommand.
+// The cuclimb command: finds the subcommand, parses its arguments from its table
+// (commands/command.h) and runs it. Every failure is one line on stderr.
 #include <cstdio>
-#include <cstring>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "commands/commands.h"
+#include "commands/help.h"
 #include "util/cli.h"
 #include "version.h"
 
 namespace {
 
-struct Subcommand {
-  const char* name;
-  int (*run)(int argc, char** argv);
-  const char* summary;
-};
+using cuclimb::commands::AllCommands;
+using cuclimb::commands::Command;
 
-constexpr Subcommand kSubcommands[] = {
-    {"record", cuclimb::commands::RunRecord, "run a CUDA program with libcuclimb.so and record a trace"},
-    {"info", cuclimb::commands::RunInfo, "summarize a trace: header, counts, span, drops, damage"},
-    {"convert", cuclimb::commands::RunConvert, "convert a trace between binary and JSON Lines"},
-    {"analyze", cuclimb::commands::RunAnalyze, "find the accumulators that make step time climb"},
-    {"diff", cuclimb::commands::RunDiff, "compare two runs iteration by iteration: where they diverge"},
-    {"export", cuclimb::commands::RunExport, "write a trace for Perfetto UI / chrome://tracing"},
-    {"check", cuclimb::commands::RunCheck, "CI gate: exit 1 when climb or growth exceeds limits"},
-};
-
-void PrintUsage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: cuclimb <command> [options]\n\n"
-               "cuclimb %s: finds the state that makes a CUDA program slower or fatter the longer\n"
-               "it runs.\n\ncommands:\n",
-               CUCLIMB_VERSION);
-  for (const Subcommand& c : kSubcommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
-  std::fprintf(out, "\n'cuclimb <command> --help' describes a command's options.\n");
+int UnknownCommand(const std::string& word) {
+  std::vector<std::string> names = {"help"};
+  for (const Command* c : AllCommands()) names.emplace_back(c->name);
+  const std::string near = cuclimb::util::ClosestMatch(word, names);
+  if (!near.empty()) {
+    std::fprintf(stderr, "cuclimb: unknown command '%s'; did you mean '%s'?\n", word.c_str(),
+                 near.c_str());
+  } else {
+    std::fprintf(stderr, "cuclimb: unknown command '%s'; 'cuclimb --help' lists the commands\n",
+                 word.c_str());
+  }
+  return cuclimb::util::kExitUsage;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace util = cuclimb::util;
   if (argc < 2) {
-    PrintUsage(stderr);
-    return cuclimb::util::kExitUsage;
+    std::fputs(cuclimb::commands::MainUsage().c_str(), stderr);
+    return util::kExitUsage;
   }
-  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    PrintUsage(stdout);
-    return cuclimb::util::kExitOk;
+  const std::string first = argv[1];
+  if (first == "--help" || first == "-h") {
+    std::fputs(cuclimb::commands::MainUsage().c_str(), stdout);
+    return util::kExitOk;
   }
-  if (std::strcmp(argv[1], "--version") == 0) {
+  if (first == "--version" || first == "-V") {
     std::printf("cuclimb %s\n", CUCLIMB_VERSION);
-    return cuclimb::util::kExitOk;
+    return util::kExitOk;
   }
-  for (const Subcommand& c : kSubcommands) {
-    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+  if (first == "help")
+    return cuclimb::commands::RunHelp(argc - 1, argv + 1);
+  if (!first.empty() && first[0] == '-') {
+    std::fprintf(stderr,
+                 "cuclimb: '%s' comes after a command (usage: cuclimb <command> [options]"
+                 "; 'cuclimb --help' lists the commands)\n",
+                 first.c_str());
+    return util::kExitUsage;
   }
-  std::fprintf(stderr, "cuclimb: unknown command '%s'\n\n", argv[1]);
-  PrintUsage(stderr);
-  return cuclimb::util::kExitUsage;
+  const Command* command = cuclimb::commands::FindCommand(first);
+  if (command == nullptr)
+    return UnknownCommand(first);
+  auto args = util::ParseArgs(argc, argv, 2, *command->options, command->mode);
+  if (!args.ok()) {
+    return util::ReportError(command->name, util::UsageError(std::string(args.status().message())));
+  }
+  if (args->help) {
+    std::fputs(cuclimb::commands::CommandHelp(*command).c_str(), stdout);
+    return util::kExitOk;
+  }
+  return command->run(*args);
 }

@@ -54,7 +54,8 @@ std::vector<HandleExample> Oldest(const Context& ctx, std::vector<LiveHandle> li
   std::vector<HandleExample> out;
   for (size_t i = 0; i < keep; ++i) {
     const LiveHandle& h = live[i];
-    out.push_back({h.address, h.serial, h.size_bytes, ctx.ApiName(h.api), h.born, h.ts_ns, -2});
+    out.push_back(
+        {h.address, h.serial, h.size_bytes, ctx.ApiName(h.api), h.born, h.ts_ns, h.freed});
   }
   return out;
 }
@@ -132,19 +133,29 @@ void AllocationCandidates(Context& ctx, RankReport* report, std::vector<Candidat
       AddStateSeries(ctx, report, "frees", dim, name, "calls", ks.frees.at(name));
     }
   }
-  // What is live at the end: every group's handles (leaks, and the evidence of candidates).
-  auto visit = [&](const LiveAlloc& live, uint64_t addr) {
+  // The survivors of the loop, every group's: live at the end of the trace (leaks, and the
+  // evidence of candidates), or freed only in the epilogue (tear-down; free_iteration = n).
+  auto visit = [&](const LiveAlloc& live, uint64_t addr, bool freed_at_teardown) {
     const int gi = group_of_key[live.key];
     if (gi < 0)
       return;
     Group& g = groups[static_cast<size_t>(gi)];
-    ++g.leak_handles;
-    g.leak_bytes += live.size;
+    if (!freed_at_teardown) {
+      ++g.leak_handles;
+      g.leak_bytes += live.size;
+    }
     g.live.push_back({addr, live.serial, live.size, a.alloc_keys[live.key].api,
-                      f.IterationOf(live.slot), live.ts});
+                      f.IterationOf(live.slot), live.ts,
+                      freed_at_teardown ? static_cast<int64_t>(n) : -2});
   };
-  for (const auto& [addr, live] : a.live_allocs) visit(live, addr);
-  for (const auto& [addr, live] : a.live_maps) visit(live, addr);
+  for (const auto& [addr, live] : a.live_allocs) visit(live, addr, false);
+  for (const auto& [addr, live] : a.live_maps) visit(live, addr, false);
+  for (const Aggregates::FreedAlloc& freed : a.recent_frees) {
+    if (freed.handle_type < 0 && f.IterationOf(freed.free_slot) == -2 &&
+        f.IterationOf(freed.live.slot) >= 0) {
+      visit(freed.live, freed.addr, true);
+    }
+  }
   for (Group& g : groups) {
     const std::string site_key = absl::StrCat(Info(g.kind).name, ": ", g.key);
     Candidate c;
@@ -166,8 +177,17 @@ void AllocationCandidates(Context& ctx, RankReport* report, std::vector<Candidat
       v->erase(std::unique(v->begin(), v->end()), v->end());
     }
     if (g.leak_handles > 0) {
-      LeakSite ls{std::string(Info(g.kind).name),    g.key, g.leak_handles, g.leak_bytes, c.site,
-                  Oldest(ctx, g.live, kLeakExamples)};
+      std::vector<LiveHandle> leaked;
+      for (const LiveHandle& h : g.live) {
+        if (h.freed == -2)
+          leaked.push_back(h);
+      }
+      LeakSite ls{std::string(Info(g.kind).name),
+                  g.key,
+                  g.leak_handles,
+                  g.leak_bytes,
+                  c.site,
+                  Oldest(ctx, std::move(leaked), kLeakExamples)};
       report->leaks.handles += ls.handles;
       report->leaks.bytes += ls.bytes;
       report->leaks.by_site.push_back(std::move(ls));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/assemble.h"
 #include "analysis/merge_ranks.h"
@@ -182,8 +183,11 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
     auto rank = AnalyzeOne(factories[static_cast<size_t>(i)], names[static_cast<size_t>(i)], i,
                            count, options, classifier);
     if (!rank.ok()) {
-      return absl::Status(rank.status().code(), absl::StrCat(names[static_cast<size_t>(i)], ": ",
-                                                             rank.status().message()));
+      // The reader's errors already start with the path; say it once.
+      const std::string& name = names[static_cast<size_t>(i)];
+      if (absl::StartsWith(rank.status().message(), absl::StrCat(name, ": ")))
+        return rank.status();
+      return absl::Status(rank.status().code(), absl::StrCat(name, ": ", rank.status().message()));
     }
     report.ranks.push_back(std::move(*rank));
   }

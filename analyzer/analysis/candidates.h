@@ -15,12 +15,13 @@
 
 namespace cuclimb::analysis::internal {
 
-// A handle still live at the end of the trace.
+// A survivor of the loop: a handle live at the end of the trace, or freed only in the epilogue.
 struct LiveHandle {
   uint64_t address = 0, serial = 0, size_bytes = 0;
   uint32_t api = 0;  // interned API name (0: the candidate's live_api)
   int64_t born = 0;  // iteration it was made in (−1 prologue)
   int64_t ts_ns = 0;
+  int64_t freed = -2;  // free_iteration: −2 still live at the end (a leak), n freed in tear-down
 };
 
 struct Candidate {

@@ -69,7 +69,8 @@ std::optional<Accumulator> Accept(Context& ctx, Candidate& c) {
   for (size_t i = 0; i < keep; ++i) {
     const LiveHandle& h = *after[i];
     acc.examples.push_back({h.address, h.serial, h.size_bytes,
-                            h.api != 0 ? ctx.ApiName(h.api) : c.live_api, h.born, h.ts_ns, -2});
+                            h.api != 0 ? ctx.ApiName(h.api) : c.live_api, h.born, h.ts_ns,
+                            h.freed});
   }
   return acc;
 }
@@ -87,14 +88,16 @@ std::string Evidence(const Accumulator& a) {
   const HandleNature nature = kind ? Info(*kind).nature : HandleNature::kNone;
   if (!a.examples.empty() && nature != HandleNature::kNone) {
     const HandleExample& e = a.examples.front();
-    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, never %s", e.address,
+    const char* freed = nature == HandleNature::kHandle   ? "destroyed"
+                        : nature == HandleNature::kRegion ? "unregistered"
+                                                          : "freed";
+    absl::StrAppendFormat(&s, "; e.g. 0x%x %s in iteration %d, %s", e.address,
                           nature == HandleNature::kHandle   ? "created"
                           : nature == HandleNature::kRegion ? "registered"
                                                             : "allocated",
                           e.alloc_iteration,
-                          nature == HandleNature::kHandle   ? "destroyed"
-                          : nature == HandleNature::kRegion ? "unregistered"
-                                                            : "freed");
+                          e.free_iteration == -2 ? absl::StrCat("never ", freed)
+                                                 : absl::StrCat(freed, " only at tear-down"));
   }
   for (const char* verdict : {kExplains, kLikelyCause}) {
     bool first = true;

@@ -79,14 +79,24 @@ void HandleCandidates(Context& ctx, RankReport* report, std::vector<Candidate>* 
     AddStateSeries(ctx, report, "creates", "handle_type", type, "calls", fl.in);
     AddStateSeries(ctx, report, "destroys", "handle_type", type, "calls", fl.out);
   }
-  for (const auto& [id, live] : a.live_handles) {
-    ++report->leaks.handles_by_type[HandleTypeName(id.first)];
+  // Survivors of the loop: handles live at the end of the trace (leaks), and those destroyed
+  // only in the epilogue (tear-down; free_iteration = n).
+  auto survivor = [&](const LiveAlloc& live, uint64_t id, int64_t freed) {
     const int gi = live.key < group_of_key.size() ? group_of_key[live.key] : -1;
     if (gi < 0)
-      continue;
-    groups[static_cast<size_t>(gi)].live.push_back({id.second, live.serial, 0,
-                                                    a.handle_keys[live.key].api,
-                                                    f.IterationOf(live.slot), live.ts});
+      return;
+    groups[static_cast<size_t>(gi)].live.push_back({id, live.serial, 0, a.handle_keys[live.key].api,
+                                                    f.IterationOf(live.slot), live.ts, freed});
+  };
+  for (const auto& [id, live] : a.live_handles) {
+    ++report->leaks.handles_by_type[HandleTypeName(id.first)];
+    survivor(live, id.second, -2);
+  }
+  for (const Aggregates::FreedAlloc& freed : a.recent_frees) {
+    if (freed.handle_type >= 0 && f.IterationOf(freed.free_slot) == -2 &&
+        f.IterationOf(freed.live.slot) >= 0) {
+      survivor(freed.live, freed.addr, static_cast<int64_t>(n));
+    }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     groups[gi].values = flows[gi].Level(n);

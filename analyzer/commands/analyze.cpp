@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -35,11 +36,13 @@ const std::vector<util::OptionSpec> kOptions = {
     kSymbolsOption,
     kFramesInternalOption,
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
+    {"verbose", nullptr, "the full ranges table with slopes, p values and attribution statistics"},
 };
 constexpr char kUsage[] =
     "cuclimb analyze TRACE... [--iteration NAME] [--json FILE] [--html FILE] [--warmup N|auto]\n"
     "                       [--alpha P] [--min-climb-pct X] [--min-share S] [--top N]\n"
-    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--quiet]";
+    "                       [--symbols DIR ...] [--frames-internal PATTERN ...] [--quiet]\n"
+    "                       [--verbose]";
 constexpr char kDescription[] =
     "Finds the state that makes step time climb. Splits the run into iterations (an NVTX range or\n"
     "mark, or the period of the kernel-launch sequence), measures every NVTX range per iteration,\n"
@@ -119,19 +122,11 @@ absl::Status ParseOptions(const util::ParsedArgs& args, analysis::AnalyzeOptions
   return ApplyCallSiteOptions(args, o);
 }
 
-}  // namespace
-
-int RunAnalyze(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("analyze", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunAnalyze(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.empty()) {
     return util::ReportError(
-        "analyze", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+        "analyze", util::UsageError("expected at least one TRACE (see 'cuclimb analyze --help')"));
   }
   analysis::AnalyzeOptions options;
   if (absl::Status s = ParseOptions(*args, &options); !s.ok())
@@ -150,6 +145,8 @@ int RunAnalyze(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("analyze", report.status());
+  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
+    return util::ReportError("analyze", s);
   if (!json_path.empty()) {
     auto json = analysis::ToJson(*report);
     if (!json.ok())
@@ -165,7 +162,11 @@ int RunAnalyze(int argc, char** argv) {
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report), true)); !s.ok()) {
+    analysis::TextOptions text;
+    text.verbose = args->Has("verbose");
+    text.html_path = html_path;
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report, text), true));
+        !s.ok()) {
       return util::ReportError("analyze", s);
     }
   }
@@ -177,5 +178,17 @@ int RunAnalyze(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kAnalyzeCommand = {
+    "analyze",
+    "find what accumulates and how much of the step-time climb it explains",
+    kUsage,
+    kDescription,
+    &kOptions,
+    nullptr,
+    util::ArgMode::kInterleaved,
+    RunAnalyze};
 
 }  // namespace cuclimb::commands

@@ -11,6 +11,7 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -39,32 +40,26 @@ const std::vector<util::OptionSpec> kOptions = {
     kFramesInternalOption,
     {"allow-partial", nullptr,
      "judge a cut or damaged trace on what was readable instead of exiting 3"},
-    {"quiet", nullptr, "no progress bar"},
+    {"json", "FILE", "write the verdict as JSON (schema cuclimb.check/1) to FILE ('-' = stdout)"},
+    {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},
 };
 constexpr char kUsage[] =
     "cuclimb check TRACE... [--max-climb PCT] [--max-growth KIND=RATE ...] [--range NAME ...]\n"
-    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--quiet]\n"
-    "                     [--symbols DIR ...] [--frames-internal PATTERN ...]";
+    "                     [--iteration NAME] [--warmup N|auto] [--allow-partial] [--json FILE]\n"
+    "                     [--quiet] [--symbols DIR ...] [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "An accumulation regression test for CI: analyses the trace(s) like `cuclimb analyze` and\n"
-    "compares the result with limits. Prints a JSON verdict (schema cuclimb.check/1,\n"
-    "docs/report-schema.md) on stdout. Exit status: 0 within the limits, 1 over a limit, 2 bad\n"
+    "compares the result with limits. Prints the verdict (every check, failures first) on\n"
+    "stdout; --json FILE writes it as JSON (schema cuclimb.check/1, docs/report-schema.md),\n"
+    "'--json -' on stdout instead. Exit status: 0 within the limits, 1 over a limit, 2 bad\n"
     "usage, 3 unreadable trace (or cut/damaged without --allow-partial). Without any limit, a\n"
     "significant climb above the analyzer's own threshold (5%) fails.";
 
-}  // namespace
-
-int RunCheck(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("check", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunCheck(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.empty()) {
     return util::ReportError(
-        "check", util::UsageError(absl::StrCat("expected at least one TRACE\nusage: ", kUsage)));
+        "check", util::UsageError("expected at least one TRACE (see 'cuclimb check --help')"));
   }
   util::ProtectInputs(args->positionals);
   analysis::CheckLimits limits;
@@ -103,15 +98,24 @@ int RunCheck(int argc, char** argv) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("check", report.status());
+  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
+    return util::ReportError("check", s);
   analysis::CheckResult result = analysis::RunCheck(*report, limits);
   // A cut or damaged trace is refused before any finding: the missing part could hold anything.
   if (report->partial && !args->Has("allow-partial") && result.inconclusive.empty()) {
     result.inconclusive = "a trace is cut or damaged (--allow-partial judges what was readable)";
     result.pass = false;
   }
-  if (absl::Status s = util::WriteFile("-", analysis::CheckToJson(result, *report, limits));
-      !s.ok()) {
-    return util::ReportError("check", s);
+  const std::string json_path = args->Get("json");
+  if (!json_path.empty()) {
+    if (absl::Status s = util::WriteFile(json_path, analysis::CheckToJson(result, *report, limits));
+        !s.ok()) {
+      return util::ReportError("check", s);
+    }
+  }
+  if (!args->Has("quiet") && json_path != "-") {
+    if (absl::Status s = util::WriteFile("-", analysis::CheckToText(result, *report)); !s.ok())
+      return util::ReportError("check", s);
   }
   if (!result.inconclusive.empty()) {
     std::fprintf(stderr, "cuclimb check: %s\n", result.inconclusive.c_str());
@@ -126,5 +130,16 @@ int RunCheck(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kCheckCommand = {"check",
+                               "CI gate: exit 1 when a range climbs or state grows beyond limits",
+                               kUsage,
+                               kDescription,
+                               &kOptions,
+                               nullptr,
+                               util::ArgMode::kInterleaved,
+                               RunCheck};
 
 }  // namespace cuclimb::commands

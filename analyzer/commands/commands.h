@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// Entry points of the cuclimb subcommands; each parses its own arguments and returns an exit code.
+// The cuclimb subcommands, in the order `cuclimb --help` lists them.
 #pragma once
+
+#include <vector>
+
+#include "commands/command.h"
 
 namespace cuclimb::commands {
 
-// argv[0] is the subcommand name; options follow.
-int RunConvert(int argc, char** argv);
-int RunInfo(int argc, char** argv);
-int RunRecord(int argc, char** argv);
-int RunAnalyze(int argc, char** argv);
-int RunDiff(int argc, char** argv);
-int RunExport(int argc, char** argv);
-int RunCheck(int argc, char** argv);
+extern const Command kRecordCommand;
+extern const Command kAnalyzeCommand;
+extern const Command kDiffCommand;
+extern const Command kCheckCommand;
+extern const Command kExportCommand;
+extern const Command kInfoCommand;
+extern const Command kConvertCommand;
+
+// Every subcommand, in the order above.
+const std::vector<const Command*>& AllCommands();
 
 }  // namespace cuclimb::commands

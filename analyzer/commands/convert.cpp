@@ -57,17 +57,11 @@ absl::Status Convert(trace::TraceReader& reader, bool to_binary, int level,
   return out.Write(buffer);
 }
 
-}  // namespace
-
-int RunConvert(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("convert", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunConvert(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.size() != 2) {
-    return util::ReportError("convert", util::UsageError(absl::StrCat("expected IN and OUT (", kUsage, ")")));
+    return util::ReportError(
+        "convert", util::UsageError("expected IN and OUT (see 'cuclimb convert --help')"));
   }
   auto level = args->GetInt("level", 3);
   if (!level.ok() || *level < 1 || *level > 19) {
@@ -96,5 +90,16 @@ int RunConvert(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kConvertCommand = {"convert",
+                                 "convert a trace between binary and JSON Lines",
+                                 kUsage,
+                                 kDescription,
+                                 &kOptions,
+                                 nullptr,
+                                 util::ArgMode::kInterleaved,
+                                 RunConvert};
 
 }  // namespace cuclimb::commands

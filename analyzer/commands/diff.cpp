@@ -10,6 +10,7 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -34,11 +35,10 @@ const std::vector<util::OptionSpec> kOptions = {
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},
 };
 constexpr char kUsage[] =
-    "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME] [--time-tolerance-pct "
-    "X]\n"
-    "                        [--count-tolerance-pct X] [--persist N] [--fail-on-divergence] "
-    "[--quiet]\n"
-    "                        [--symbols DIR ...] [--frames-internal PATTERN ...]";
+    "cuclimb diff BASE OTHER [--json FILE] [--html FILE] [--iteration NAME]\n"
+    "                        [--time-tolerance-pct X] [--count-tolerance-pct X] [--persist N]\n"
+    "                        [--fail-on-divergence] [--quiet] [--symbols DIR ...]\n"
+    "                        [--frames-internal PATTERN ...]";
 constexpr char kDescription[] =
     "Compares two runs of a program (flat vs climb, before vs after a fix): analyses each trace,\n"
     "aligns their iterations (by NVTX payload when both number them, else by index) and their\n"
@@ -47,19 +47,11 @@ constexpr char kDescription[] =
     "status 0 (1 with --fail-on-divergence when they diverge), 2 usage, 3 unreadable or cut\n"
     "trace, 4 output. See docs/reports.md.";
 
-}  // namespace
-
-int RunDiff(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("diff", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunDiff(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.size() != 2) {
     return util::ReportError(
-        "diff", util::UsageError(absl::StrCat("expected BASE and OTHER traces\nusage: ", kUsage)));
+        "diff", util::UsageError("expected BASE and OTHER traces (see 'cuclimb diff --help')"));
   }
   analysis::DiffOptions d;
   auto time_tol = args->GetDouble("time-tolerance-pct", d.time_tolerance_pct);
@@ -103,6 +95,8 @@ int RunDiff(int argc, char** argv) {
     bar.Clear();
     if (!report.ok())
       return util::ReportError("diff", report.status());
+    if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
+      return util::ReportError("diff", s);
     partial |= report->partial;
     reports[i] = *std::move(report);
   }
@@ -144,5 +138,16 @@ int RunDiff(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kDiffCommand = {"diff",
+                              "compare two runs iteration by iteration: where they diverge and why",
+                              kUsage,
+                              kDescription,
+                              &kOptions,
+                              nullptr,
+                              util::ArgMode::kInterleaved,
+                              RunDiff};
 
 }  // namespace cuclimb::commands

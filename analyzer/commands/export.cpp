@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/analyze.h"
 #include "commands/commands.h"
+#include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "report/perfetto_export.h"
 #include "util/args.h"
@@ -65,21 +66,13 @@ absl::Status ParseRange(const std::string& text, analysis::PerfettoOptions* o) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-int RunExport(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok())
-    return util::ReportError("export", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunExport(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   const std::string out_path = args->Get("perfetto");
   if (args->positionals.size() != 1 || out_path.empty()) {
     return util::ReportError(
         "export",
-        util::UsageError(absl::StrCat("expected one TRACE and --perfetto OUT\nusage: ", kUsage)));
+        util::UsageError("expected one TRACE and --perfetto OUT (see 'cuclimb export --help')"));
   }
   analysis::PerfettoOptions po;
   if (args->Has("iterations")) {
@@ -100,6 +93,10 @@ int RunExport(int argc, char** argv) {
   if (!report.ok()) {
     bar.Clear();
     return util::ReportError("export", report.status());
+  }
+  if (absl::Status s = CheckIterationChoice(*report, ao.iteration); !s.ok()) {
+    bar.Clear();
+    return util::ReportError("export", s);
   }
   auto reader = trace::TraceReader::Open(path);
   if (!reader.ok()) {
@@ -149,5 +146,16 @@ int RunExport(int argc, char** argv) {
   }
   return util::kExitOk;
 }
+
+}  // namespace
+
+const Command kExportCommand = {"export",
+                                "write a trace for Perfetto UI / chrome://tracing",
+                                kUsage,
+                                kDescription,
+                                &kOptions,
+                                nullptr,
+                                util::ArgMode::kInterleaved,
+                                RunExport};
 
 }  // namespace cuclimb::commands

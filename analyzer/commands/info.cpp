@@ -20,9 +20,10 @@ namespace cuclimb::commands {
 namespace {
 
 const std::vector<util::OptionSpec> kOptions = {
-    {"json", nullptr, "print the summary as one JSON object"},
+    {"json", "FILE", "write the summary as one JSON object to FILE ('-' = stdout)"},
+    {"quiet", nullptr, "print nothing on stdout (with --json FILE)"},
 };
-constexpr char kUsage[] = "cuclimb info TRACE [--json]";
+constexpr char kUsage[] = "cuclimb info TRACE [--json FILE] [--quiet]";
 constexpr char kDescription[] =
     "Summarizes a trace (binary or JSON Lines): header, events by type, time span, the process\n"
     "and devices recorded, drops, and whether the file is complete, cut or damaged (and where).";
@@ -155,28 +156,39 @@ std::string FormatText(const nlohmann::json& j) {
   return out;
 }
 
-}  // namespace
-
-int RunInfo(int argc, char** argv) {
-  auto args = util::ParseArgs(argc, argv, 1, kOptions);
-  if (!args.ok()) return util::ReportError("info", util::UsageError(std::string(args.status().message())));
-  if (args->help) {
-    std::fputs(util::FormatHelp(kUsage, kDescription, kOptions).c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunInfo(const util::ParsedArgs& parsed) {
+  const util::ParsedArgs* args = &parsed;
   if (args->positionals.size() != 1) {
-    return util::ReportError("info", util::UsageError(absl::StrCat("expected one TRACE (", kUsage, ")")));
+    return util::ReportError("info",
+                             util::UsageError("expected one TRACE (see 'cuclimb info --help')"));
   }
   const std::string& path = args->positionals[0];
   auto reader = trace::TraceReader::Open(path);
   if (!reader.ok()) return util::ReportError("info", reader.status());
   const Summary s = Summarize(**reader);
   const nlohmann::json j = ToJson(path, **reader, s);
-  const std::string text =
-      args->Has("json") ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                        : FormatText(j);
-  if (absl::Status st = util::WriteFile("-", text); !st.ok()) return util::ReportError("info", st);
+  const std::string json_path = args->Get("json");
+  if (!json_path.empty()) {
+    const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (absl::Status st = util::WriteFile(json_path, text); !st.ok())
+      return util::ReportError("info", st);
+  }
+  if (!args->Has("quiet") && json_path != "-") {
+    if (absl::Status st = util::WriteFile("-", FormatText(j)); !st.ok())
+      return util::ReportError("info", st);
+  }
   return (*reader)->status().partial() ? util::kExitBadTrace : util::kExitOk;
 }
+
+}  // namespace
+
+const Command kInfoCommand = {"info",
+                              "summarize a trace: header, counts, span, drops, damage",
+                              kUsage,
+                              kDescription,
+                              &kOptions,
+                              nullptr,
+                              util::ArgMode::kInterleaved,
+                              RunInfo};
 
 }  // namespace cuclimb::commands

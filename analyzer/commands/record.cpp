@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cuclimb record [options] -- PROGRAM ARGS...`: runs a program with libcuclimb.so as its CUDA and
-// NVTX injection, forwards signals to it and returns its exit status.
+// `cuclimb record [options] [--] PROGRAM ARGS...`: runs a program with libcuclimb.so as its CUDA
+// and NVTX injection, forwards signals to it, names every trace the run wrote and returns the
+// program's exit status. Options end at the first word that is not one (or at "--"), as with
+// `nsys profile` and `heaptrack`: `cuclimb record python train.py --lr 3` passes --lr to python.
 //
 // The launcher only prepares the environment (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and
 // the CUCLIMB_* variables of interposer/config_options.h, validated here with the library's own
 // parser) and waits; the library does the recording inside the program and in each CUDA child
 // process it starts (fork+exec, torchrun or MPI ranks), each into its own file.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +26,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "commands/commands.h"
+#include "commands/record_outputs.h"
 #include "interposer/config.h"
 #include "interposer/config_options.h"
 #include "util/args.h"
@@ -35,14 +40,16 @@ namespace {
 using interposer::kOptionTable;
 using interposer::OptionInfo;
 
-constexpr char kUsage[] = "cuclimb record [options] -- PROGRAM [ARGS...]";
+constexpr char kUsage[] = "cuclimb record [options] [--] PROGRAM [ARGS...]";
 constexpr char kDescription[] =
     "Runs PROGRAM with libcuclimb.so injected (CUPTI callbacks and activity, NVTX) and writes a\n"
-    "trace per CUDA process. Returns the program's exit status (128+N if signal N killed it);\n"
-    "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to cuclimb are forwarded to the program. Every "
-    "option\n"
-    "can also be given as the CUCLIMB_* environment variable listed below (read once, when the\n"
-    "program starts using CUDA or NVTX); a flag overrides the variable.";
+    "trace per CUDA process, then names every trace the run wrote (children included). Options\n"
+    "end at the first word that is not an option, or at '--'. When the output name is taken,\n"
+    "the next free one is used (run.trace -> run-1.trace, run-2.trace, ...); an existing trace\n"
+    "is never overwritten. Returns the program's exit status (128+N if signal N killed it);\n"
+    "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to cuclimb are forwarded to the program. Every\n"
+    "option can also be given as the CUCLIMB_* environment variable listed below (read once,\n"
+    "when the program starts using CUDA or NVTX); a flag overrides the variable.";
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 volatile sig_atomic_t g_child = 0;
@@ -51,21 +58,24 @@ std::vector<util::OptionSpec> Specs() {
   std::vector<util::OptionSpec> specs;
   for (const OptionInfo& info : kOptionTable) {
     specs.push_back({info.flag, info.value_name, info.help});
+    if (info.key == interposer::OptionKey::kOutput)
+      specs.back().short_name = 'o';
   }
   specs.push_back({"lib", "PATH",
                    "libcuclimb.so to inject (default: CUCLIMB_LIB, else next to this cuclimb: the "
                    "build tree's interposer/ or the install's libexec/cuclimb/)"});
+  specs.push_back({"quiet", nullptr,
+                   "print nothing but errors: no trace names, no cuclimb warnings (--log quiet)"});
   return specs;
 }
+const std::vector<util::OptionSpec> kOptions = Specs();
 
-std::string HelpText() {
-  std::string text = util::FormatHelp(kUsage, kDescription, Specs());
-  text += "\nenvironment (same meaning as the options; defaults in brackets):\n";
+std::string EnvironmentHelp() {
+  std::string text = "\nenvironment (same meaning as the options; defaults in brackets):\n";
   for (const OptionInfo& info : kOptionTable) {
     absl::StrAppendFormat(&text, "  %-26s [%s]\n", info.env, info.default_value);
   }
-  absl::StrAppend(&text, "  ", interposer::kEnvLib,
-                  "                path of libcuclimb.so (like --lib)\n");
+  absl::StrAppendFormat(&text, "  %-26s path of libcuclimb.so (like --lib)\n", interposer::kEnvLib);
   return text;
 }
 
@@ -124,30 +134,15 @@ void Forward(int sig, siginfo_t* info, void*) {
   kill(child, sig);
 }
 
-}  // namespace
-
-int RunRecord(int argc, char** argv) {
-  const std::vector<util::OptionSpec> specs = Specs();
-  auto parsed = util::ParseArgs(argc, argv, 1, specs, /*stop_at_dashdash=*/true);
-  if (!parsed.ok())
-    return util::ReportError("record", util::UsageError(std::string(parsed.status().message())));
-  if (parsed->help) {
-    std::fputs(HelpText().c_str(), stdout);
-    return util::kExitOk;
-  }
+int RunRecord(const util::ParsedArgs& parsed_args) {
+  const util::ParsedArgs* parsed = &parsed_args;
   std::vector<std::string> program = parsed->passthrough;
-  if (program.empty())
-    program = parsed->positionals;
-  else if (!parsed->positionals.empty()) {
-    return util::ReportError(
-        "record", util::UsageError(absl::StrCat("unexpected argument '", parsed->positionals[0],
-                                                "' before '--'")));
-  }
   if (program.empty()) {
-    return util::ReportError(
-        "record", util::UsageError(absl::StrCat("no program to run (usage: ", kUsage, ")")));
+    return util::ReportError("record",
+                             util::UsageError("no program to run (see 'cuclimb record --help')"));
   }
 
+  const bool quiet = parsed->Has("quiet");
   // Validate every value with the library's own parser before anything runs.
   interposer::Config config;
   std::vector<std::pair<std::string, std::string>> env;
@@ -187,20 +182,42 @@ int RunRecord(int argc, char** argv) {
   }
   if (output.empty()) {
     const char* from_env = std::getenv("CUCLIMB_OUTPUT");
-    output = from_env != nullptr && from_env[0] != '\0'
-                 ? from_env
-                 : absl::StrCat("cuclimb-", Basename(program[0]), "-%p.trace");
-  }
-  output = Absolute(output);
-  {
-    std::string dir = output.substr(0, output.find_last_of('/'));
-    if (dir.empty())
-      dir = "/";
-    if (access(dir.c_str(), W_OK | X_OK) != 0) {
-      std::fprintf(stderr, "cuclimb record: cannot write into %s (%s); the program runs untraced\n",
-                   dir.c_str(), std::strerror(errno));
+    if (from_env != nullptr && from_env[0] != '\0') {
+      output = from_env;
+      char error[256];
+      if (!interposer::ApplyOption(&config, interposer::OptionKey::kOutput, from_env, error,
+                                   sizeof(error))) {
+        return util::ReportError("record", util::UsageError(error));
+      }
+    } else {
+      output = absl::StrCat("cuclimb-", absl::StrReplaceAll(Basename(program[0]), {{"%", "%%"}}),
+                            "-%p.trace");
     }
   }
+  output = Absolute(output);
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  // A fixed directory that cannot take the trace is an output error before anything runs (the
+  // library would otherwise run the program untraced).
+  if (const std::string dir = output.substr(0, output.find_last_of('/'));
+      dir.find('%') == std::string::npos &&
+      access(dir.empty() ? "/" : dir.c_str(), W_OK | X_OK) != 0) {
+    return util::ReportError(
+        "record", util::OutputError(absl::InternalError(
+                      absl::StrCat("cannot write traces into ", dir, ": ", std::strerror(errno)))));
+  }
+  // Never reuse a name: without %p, a second run would find its file taken (the library creates
+  // traces with O_EXCL) and record nothing.
+  if (!PatternHasPid(output)) {
+    const std::string free_pattern = NextFreePattern(output, host);
+    if (free_pattern != output && !quiet) {
+      std::fprintf(stderr, "cuclimb record: %s exists; writing %s\n", output.c_str(),
+                   free_pattern.c_str());
+    }
+    output = free_pattern;
+  }
+  const std::string output_glob = PatternGlob(output, host);
+  const FileSet before = ListMatching(output_glob);
 
   for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
     const char* current = std::getenv(name);
@@ -213,6 +230,8 @@ int RunRecord(int argc, char** argv) {
     }
     setenv(name, lib_path.c_str(), 1);
   }
+  if (quiet && !parsed->Has("log"))
+    env.emplace_back("CUCLIMB_LOG", "quiet");
   for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
   setenv("CUCLIMB_OUTPUT", output.c_str(), 1);
 
@@ -252,27 +271,53 @@ int RunRecord(int argc, char** argv) {
   }
   g_child = 0;
 
-  // Say where the main process's trace went (children name theirs after their own pid).
-  interposer::PatternValues values;
-  values.pid = child;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  values.host = host;
-  const char* rank =
-      interposer::RankFromEnv([](const char* n) -> const char* { return std::getenv(n); });
-  values.rank = rank != nullptr ? rank : "";
-  const std::string name = Basename(program[0]);
-  values.program = name.c_str();
-  char path[PATH_MAX];
-  char error[128];
-  if (interposer::ExpandOutputPattern(output.c_str(), values, path, sizeof(path), error,
-                                      sizeof(error)) &&
-      IsFile(path)) {
-    std::fprintf(stderr, "cuclimb record: trace %s\n", path);
+  // Name what this run wrote: the program's trace first, then its children's.
+  std::vector<std::string> written = NewFiles(before, ListMatching(output_glob));
+  if (!quiet) {
+    interposer::PatternValues values;
+    values.pid = child;
+    values.host = host;
+    const char* rank =
+        interposer::RankFromEnv([](const char* n) -> const char* { return std::getenv(n); });
+    values.rank = rank != nullptr ? rank : "";
+    const std::string name = Basename(program[0]);
+    values.program = name.c_str();
+    char path[PATH_MAX];
+    char error[128];
+    std::string main_trace;
+    if (interposer::ExpandOutputPattern(output.c_str(), values, path, sizeof(path), error,
+                                        sizeof(error))) {
+      main_trace = path;
+    }
+    const bool have_main = std::find(written.begin(), written.end(), main_trace) != written.end();
+    std::stable_partition(written.begin(), written.end(),
+                          [&](const std::string& p) { return p == main_trace; });
+    for (const std::string& p : written) {
+      std::fprintf(stderr, "cuclimb record: trace %s%s\n", p.c_str(),
+                   have_main && p != main_trace ? " (child process)" : "");
+    }
+    const bool not_run = WIFEXITED(status) && WEXITSTATUS(status) >= 126;  // exec failed
+    if (written.empty() && !not_run) {
+      std::fprintf(stderr, "cuclimb record: no trace written: %s never used CUDA or NVTX\n",
+                   program[0].c_str());
+    } else if (written.size() == 1) {
+      std::fprintf(stderr, "cuclimb record: next: cuclimb analyze %s\n", written[0].c_str());
+    }
   }
   if (WIFSIGNALED(status))
     return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
+
+}  // namespace
+
+const Command kRecordCommand = {"record",
+                                "run a CUDA program with libcuclimb.so and record a trace",
+                                kUsage,
+                                kDescription,
+                                &kOptions,
+                                EnvironmentHelp,
+                                util::ArgMode::kCommandLine,
+                                RunRecord};
 
 }  // namespace cuclimb::commands

@@ -267,4 +267,29 @@ std::string CheckToJson(const CheckResult& result, const Report& report,
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+std::string CheckToText(const CheckResult& result, const Report& report) {
+  int failures = 0;
+  for (const CheckItem& it : result.items) failures += !it.pass;
+  if (!result.inconclusive.empty())
+    return absl::StrCat("cuclimb check: INCONCLUSIVE: ", result.inconclusive, "\n");
+  std::string out =
+      absl::StrFormat("cuclimb check: %s: %d of %d check%s over %s limit, %d iterations%s\n",
+                      result.pass ? "pass" : "FAIL", failures, result.items.size(),
+                      result.items.size() == 1 ? "" : "s", failures == 1 ? "its" : "their",
+                      report.iterations.count, report.partial ? " (partial trace)" : "");
+  for (const CheckItem& it : result.items) {
+    const std::string value = it.unit == "%" ? absl::StrFormat("%+.1f%%", it.value)
+                                             : absl::StrCat(Number(it.value), " ", it.unit);
+    std::string subject = it.subject;
+    if (subject.size() > 44)
+      subject = subject.substr(0, 41) + "...";
+    absl::StrAppendFormat(&out, "  %-4s %-6s %-44s %s (limit %s)\n", it.pass ? "ok" : "FAIL",
+                          it.check, subject, value, it.limit);
+    if (!it.detail.empty())
+      absl::StrAppend(&out, "       ", it.detail, "\n");
+  }
+  for (const std::string& n : result.notes) absl::StrAppend(&out, "  note: ", n, "\n");
+  return out;
+}
+
 }  // namespace cuclimb::analysis

@@ -63,4 +63,8 @@ CheckResult RunCheck(const Report& report, const CheckLimits& limits);
 // The verdict as JSON (one object, keys in a fixed order); `trace` names the input.
 std::string CheckToJson(const CheckResult& result, const Report& report, const CheckLimits& limits);
 
+// The verdict for the terminal: a line with pass/FAIL, then one per check (failures first) with
+// its sentence, at most 100 columns plus the sentence.
+std::string CheckToText(const CheckResult& result, const Report& report);
+
 }  // namespace cuclimb::analysis

@@ -19,7 +19,9 @@ namespace cuclimb::analysis::html {
 using Json = nlohmann::ordered_json;
 
 // Numbers on the page are rounded exactly as in the JSON report.
-inline Json Num(double v) { return JsonNumber(v); }
+inline Json Num(double v) {
+  return JsonNumber(v);
+}
 
 // Hands out series while the embedded data stays under a budget. A series is an array of
 // numbers (one per iteration, exact), or {"bin": k, "v": [...]} when longer than max_points
@@ -29,6 +31,8 @@ class SeriesBudget {
   SeriesBudget(size_t budget_bytes, size_t max_points)
       : left_(budget_bytes), max_points_(max_points < 16 ? 16 : max_points) {}
 
+  // A NaN element is an iteration without a value (a gap): it stays null, and a bin of gaps only
+  // is null; other bins are the mean of their values.
   Json Add(const Series& s) {
     if (s.empty())
       return Json::array();
@@ -40,8 +44,13 @@ class SeriesBudget {
     for (size_t i = 0; i < s.size(); i += bin) {
       double sum = 0;
       size_t n = 0;
-      for (size_t j = i; j < s.size() && j < i + bin; ++j, ++n) sum += s[j];
-      Json v = Num(sum / static_cast<double>(n));
+      for (size_t j = i; j < s.size() && j < i + bin; ++j) {
+        if (std::isnan(s[j]))
+          continue;
+        sum += s[j];
+        ++n;
+      }
+      Json v = n == 0 ? Json(nullptr) : Num(sum / static_cast<double>(n));
       bytes += EstimateBytes(v);
       values.push_back(std::move(v));
     }
@@ -55,12 +64,21 @@ class SeriesBudget {
       return values;
     return Json{{"bin", bin}, {"v", std::move(values)}};
   }
+  // The same for a series already in JSON (numbers, null for gaps).
+  Json Add(const Json& series) {
+    Series s;
+    s.reserve(series.size());
+    for (const Json& v : series) s.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+    return Add(s);
+  }
   // Charges other data (tables, strings) to the same budget.
   void Charge(size_t bytes) { left_ = bytes > left_ ? 0 : left_ - bytes; }
   int dropped() const { return dropped_; }
 
  private:
   static size_t EstimateBytes(const Json& v) {
+    if (v.is_null())
+      return 5;
     if (v.is_number_integer()) {
       const int64_t i = v.get<int64_t>();
       size_t n = i < 0 ? 2 : 1;

@@ -2,14 +2,17 @@
 // Report → JSON. Field meanings: docs/report-schema.md.
 #include "report/json_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "report/headline.h"
 
 namespace cuclimb::analysis {
 
@@ -35,6 +38,31 @@ nlohmann::ordered_json R(double v) {
 Json Arr(const Series& s) {
   Json a = Json::array();
   for (double v : s) a.push_back(R(v));
+  return a;
+}
+
+// Iterations without GPU records: kernels were launched but none was timed (kernel timing is
+// sampled, or off). GPU series hold null there: unknown, not zero (report-schema.md "Gaps").
+using GpuGaps = std::vector<bool>;
+
+GpuGaps GpuGapsOf(const RankReport& r) {
+  const size_t n = static_cast<size_t>(std::max<int64_t>(r.iterations.count, 0));
+  std::vector<double> launches(n, 0), gpu(n, 0);
+  for (const KernelRow& k : r.kernels) {
+    for (size_t i = 0; i < n && i < k.launches_per_iter.size(); ++i)
+      launches[i] += k.launches_per_iter[i];
+    for (size_t i = 0; i < n && i < k.gpu_ms_per_iter.size(); ++i) gpu[i] += k.gpu_ms_per_iter[i];
+  }
+  GpuGaps gaps(n, false);
+  for (size_t i = 0; i < n; ++i) gaps[i] = launches[i] > 0 && gpu[i] <= 0;
+  return gaps;
+}
+
+// A GPU series: null in the gaps.
+Json GpuArr(const Series& s, const GpuGaps& gaps) {
+  Json a = Json::array();
+  for (size_t i = 0; i < s.size(); ++i)
+    a.push_back(i < gaps.size() && gaps[i] ? Json(nullptr) : R(s[i]));
   return a;
 }
 
@@ -64,6 +92,15 @@ Json ComponentJson(const Component& c) {
 Json Components(const std::vector<Component>& v) {
   Json a = Json::array();
   for (const Component& c : v) a.push_back(ComponentJson(c));
+  return a;
+}
+
+Json GpuComponents(const std::vector<Component>& v, const GpuGaps& gaps) {
+  Json a = Json::array();
+  for (const Component& c : v) {
+    a.push_back(ComponentJson(c));
+    a.back()["ms"] = GpuArr(c.ms, gaps);
+  }
   return a;
 }
 
@@ -192,7 +229,7 @@ Json RangeSummary(const RangeReport& r) {
   return j;
 }
 
-Json RangeFull(const RangeReport& r) {
+Json RangeFull(const RangeReport& r, const GpuGaps& gaps) {
   Json j = RangeSummary(r);
   j["tid"] = r.tid;
   j["trend"] = TrendJson(r.trend);
@@ -203,7 +240,8 @@ Json RangeFull(const RangeReport& r) {
       Json{{"wall", ComponentJson(d.wall)},    {"api", ComponentJson(d.api)},
            {"sync", ComponentJson(d.sync)},    {"host", ComponentJson(d.host)},
            {"gpu", ComponentJson(d.gpu)},      {"by_api", Components(d.by_api)},
-           {"by_sync", Components(d.by_sync)}, {"by_kernel", Components(d.by_kernel)}};
+           {"by_sync", Components(d.by_sync)}, {"by_kernel", GpuComponents(d.by_kernel, gaps)}};
+  j["decomposition"]["gpu"]["ms"] = GpuArr(d.gpu.ms, gaps);
   return j;
 }
 
@@ -361,7 +399,8 @@ Json RankJson(const RankReport& r) {
                       {"level_shift_reverses", m.level_shift_reverses},
                       {"summary", m.summary}};
   Json ranges = Json::array();
-  for (const RangeReport& rr : r.ranges) ranges.push_back(RangeFull(rr));
+  const GpuGaps gaps = GpuGapsOf(r);
+  for (const RangeReport& rr : r.ranges) ranges.push_back(RangeFull(rr, gaps));
   j["ranges"] = std::move(ranges);
   j["accumulators"] = Accumulators(r.accumulators, nullptr);
   Json kernels = Json::array();
@@ -373,8 +412,8 @@ Json RankJson(const RankReport& r) {
                            {"slowing", k.slowing},
                            {"duration_trend", TrendJson(k.duration_trend)},
                            {"launches_per_iter", Arr(k.launches_per_iter)},
-                           {"gpu_ms_per_iter", Arr(k.gpu_ms_per_iter)},
-                           {"mean_us", Arr(k.mean_us)}});
+                           {"gpu_ms_per_iter", GpuArr(k.gpu_ms_per_iter, gaps)},
+                           {"mean_us", GpuArr(k.mean_us, gaps)}});
   }
   j["kernels"] = std::move(kernels);
   Json apis = Json::array();
@@ -452,6 +491,17 @@ Json RankJson(const RankReport& r) {
   return j;
 }
 
+Json HeadlineJson(const Headline& h) {
+  Json next = Json::array();
+  for (const NextStep& n : h.next) next.push_back(Json{{"why", n.why}, {"command", n.command}});
+  return Json{{"what", h.what},
+              {"cause", h.cause},
+              {"where", h.where},
+              {"accumulator", h.accumulator != nullptr ? Json(h.accumulator->id) : Json(nullptr)},
+              {"range", h.range != nullptr ? Json(h.range->name) : Json(nullptr)},
+              {"next", std::move(next)}};
+}
+
 bool IsNumberLine(std::string_view line) {
   size_t i = line.find_first_not_of(' ');
   if (i == std::string_view::npos)
@@ -461,6 +511,8 @@ bool IsNumberLine(std::string_view line) {
     line.remove_suffix(1);
   if (line.empty())
     return false;
+  if (line == "null")
+    return true;
   for (char c : line) {
     if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
       return false;
@@ -524,35 +576,43 @@ std::string CompactNumberArrays(const std::string& in) {
 
 }  // namespace
 
+nlohmann::ordered_json ReportJson(const Report& report, bool per_rank) {
+  Json j;
+  j["schema"] = report.schema;
+  j["verdict"] = report.verdict;
+  j["cause"] = CauseJson(report.cause, true);
+  j["partial"] = report.partial;
+  const Thresholds& t = report.thresholds;
+  j["thresholds"] = Json{{"alpha", R(t.alpha)},
+                         {"min_climb_pct", R(t.min_climb_pct)},
+                         {"min_iteration_share_pct", R(t.min_iteration_share_pct)},
+                         {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
+                         {"max_warmup_share", R(t.max_warmup_share)},
+                         {"min_iterations", t.min_iterations},
+                         {"min_share", R(t.min_share)},
+                         {"min_separation", R(t.min_separation)}};
+  j["iterations"] = IterationsJson(report.iterations, false);
+  j["headline"] = HeadlineJson(MakeHeadline(report));
+  Json ranges = Json::array();
+  for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
+  j["ranges"] = std::move(ranges);
+  j["accumulators"] = Accumulators(report.accumulators, &report);
+  if (report.ranks.size() > 1) {
+    j["straggler"] = StragglerJson(report.straggler);
+    j["job_ranks"] = report.job_ranks;
+  }
+  j["notes"] = report.notes;
+  if (per_rank) {
+    Json ranks = Json::array();
+    for (const RankReport& r : report.ranks) ranks.push_back(RankJson(r));
+    j["ranks"] = std::move(ranks);
+  }
+  return j;
+}
+
 absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& options) {
   try {
-    Json j;
-    j["schema"] = report.schema;
-    j["verdict"] = report.verdict;
-    j["cause"] = CauseJson(report.cause, true);
-    j["partial"] = report.partial;
-    const Thresholds& t = report.thresholds;
-    j["thresholds"] = Json{{"alpha", R(t.alpha)},
-                           {"min_climb_pct", R(t.min_climb_pct)},
-                           {"min_iteration_share_pct", R(t.min_iteration_share_pct)},
-                           {"warmup", t.warmup < 0 ? Json("auto") : Json(t.warmup)},
-                           {"max_warmup_share", R(t.max_warmup_share)},
-                           {"min_iterations", t.min_iterations},
-                           {"min_share", R(t.min_share)},
-                           {"min_separation", R(t.min_separation)}};
-    j["iterations"] = IterationsJson(report.iterations, false);
-    Json ranges = Json::array();
-    for (const RangeReport& r : report.ranges) ranges.push_back(RangeSummary(r));
-    j["ranges"] = std::move(ranges);
-    j["accumulators"] = Accumulators(report.accumulators, &report);
-    if (report.ranks.size() > 1)
-      j["straggler"] = StragglerJson(report.straggler);
-    j["notes"] = report.notes;
-    if (options.per_rank) {
-      Json ranks = Json::array();
-      for (const RankReport& r : report.ranks) ranks.push_back(RankJson(r));
-      j["ranks"] = std::move(ranks);
-    }
+    const Json j = ReportJson(report, options.per_rank);
     std::string text = j.dump(options.indent, ' ', false, Json::error_handler_t::replace);
     if (options.indent >= 0)
       text = CompactNumberArrays(text);

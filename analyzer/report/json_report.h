@@ -20,6 +20,10 @@ struct JsonOptions {
   bool per_rank = true;  // include "ranks" with every series
 };
 
+// The report as a JSON value (what ToJson writes): the one serializer of a Report, which the
+// HTML page embeds too (report/html_report.h). Throws nlohmann::json exceptions.
+nlohmann::ordered_json ReportJson(const Report& report, bool per_rank = true);
+
 // Keys are in a fixed order and numbers are rounded to 6 significant digits, so the same
 // report gives byte-identical JSON. Errors only on strings nlohmann cannot encode.
 absl::StatusOr<std::string> ToJson(const Report& report, const JsonOptions& options = {});

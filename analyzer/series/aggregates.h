@@ -120,6 +120,17 @@ struct Aggregates {
   std::vector<AllocSeries> alloc_series;
   absl::flat_hash_map<uint64_t, LiveAlloc> live_allocs;  // address → allocation
   absl::flat_hash_map<uint64_t, LiveAlloc> live_maps;    // VMM mapped address → mapping
+  // Allocations, mappings and handles freed in the last two slots that saw a free (the aggregator
+  // does not know where the loop ends): once iterations are known, those freed in the epilogue —
+  // the program's tear-down — count as survivors of the loop next to those never freed.
+  struct FreedAlloc {
+    uint64_t addr = 0;
+    LiveAlloc live;
+    uint32_t free_slot = 0;
+    int handle_type = -1;  // a destroyed handle's type (live.key indexes handle_keys); −1 = memory
+  };
+  std::vector<FreedAlloc> recent_frees;
+  uint32_t recent_free_slot = 0;  // the highest slot of a free so far
   uint64_t unmatched_frees = 0, replaced_allocations = 0, unmatched_unmaps = 0;
   uint64_t activity_duplicates = 0;  // MEMORY2 records of calls the callbacks also recorded
   uint64_t alloc_serial = 0;

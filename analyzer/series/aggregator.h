@@ -128,6 +128,8 @@ class Aggregator {
   void OnRegionFree(const trace::Event& ev, uint32_t slot);
   uint32_t AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack);
   void Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime);
+  // Remembers a free for the loop's survivors (Aggregates::recent_frees).
+  void NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type = -1);
   void DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t slot);
 
   const trace::TraceReader* reader_;

@@ -40,6 +40,16 @@ uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, ui
   return it->second;
 }
 
+void Aggregator::NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type) {
+  if (slot > a_.recent_free_slot) {
+    a_.recent_free_slot = slot;
+    std::erase_if(a_.recent_frees,
+                  [slot](const Aggregates::FreedAlloc& f) { return f.free_slot + 1 < slot; });
+  }
+  if (slot + 1 >= a_.recent_free_slot)
+    a_.recent_frees.push_back({addr, live, slot, handle_type});
+}
+
 void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
   AllocSeries& s = a_.alloc_series[live.key];
   const double size = static_cast<double>(live.size);
@@ -119,6 +129,7 @@ void Aggregator::OnFree(const Event& ev, uint32_t slot) {
     return;
   }
   Retire(it->second, slot, true);
+  NoteFree(ev.addr, it->second, slot);
   a_.live_allocs.erase(it);
 }
 
@@ -163,6 +174,7 @@ void Aggregator::OnVmm(const Event& ev, uint32_t slot) {
     case format::VmmOp::kUnmap:
       if (auto it = a_.live_maps.find(ev.addr); it != a_.live_maps.end()) {
         Retire(it->second, slot, true);
+        NoteFree(ev.addr, it->second, slot);
         a_.live_maps.erase(it);
       } else {
         ++a_.unmatched_unmaps;
@@ -200,6 +212,7 @@ void Aggregator::OnHandle(const Event& ev, uint32_t slot) {
     return;
   }
   SlotAdd(a_.handle_series[it->second.key].destroys, slot, 1);
+  NoteFree(ev.handle, it->second, slot, ev.kind);
   a_.live_handles.erase(it);
 }
 

@@ -102,7 +102,7 @@ class EmptyTraces(Base):
     def test_check_never_passes_an_empty_or_untestable_trace(self):
         for name in ("asan-spans-oob-header-only.trace", "asan-spans-oob-one-event.jsonl"):
             for limits in ([], ["--max-climb", "5"], ["--max-growth", "any=0"]):
-                r = run("check", data(name), *limits)
+                r = run("check", data(name), *limits, "--json", "-")
                 self.assertExit(r, 3)
                 verdict = json.loads(r.stdout)
                 self.assertFalse(verdict["pass"])
@@ -179,7 +179,7 @@ class TerminalEscapes(Base):
         self.assertPrintable(r.stdout)
         self.assertIn("k\\x1b[2J", r.stdout)
         # JSON keeps the strings exactly (escaped the JSON way).
-        r = run("info", clean, "--json")
+        r = run("info", clean, "--json", "-")
         self.assertExit(r, 0)
         self.assertIn("\x1b]52;c;", json.loads(r.stdout)["process"]["cmd"])
 
@@ -349,7 +349,7 @@ class ExtremeValues(Base):
                              "binary conversion changed a value")
         for trace in (jsonl, binary):
             self.assertExit(run("info", trace), 0)
-            self.assertExit(run("info", trace, "--json"), 0)
+            self.assertExit(run("info", trace, "--json", "-"), 0)
             self.assertExit(run("analyze", trace, "--json", self.path("r.json"),
                                 "--html", self.path("r.html")), 0)
             self.assertExit(run("export", trace, "--perfetto", self.path("p.json"), "--quiet"), 0)
@@ -378,7 +378,7 @@ class CutTraces(Base):
 
     def test_gates_exit_3_on_a_cut_trace_even_when_a_limit_is_exceeded(self):
         cut, whole = self.cut()
-        r = run("check", cut, "--max-climb", "0", "--quiet")
+        r = run("check", cut, "--max-climb", "0", "--json", "-", "--quiet")
         self.assertExit(r, 3)
         self.assertEqual(json.loads(r.stdout)["verdict"], "inconclusive")
         r = run("check", cut, "--max-climb", "0", "--allow-partial", "--quiet")
@@ -430,7 +430,7 @@ class FormatBounds(Base):
         self.assertExit(run("convert", jsonl, current), 0)
         subprocess.run([sys.executable, data("swap_chunks.py"), current, swapped, "2", "3"],
                        check=True, timeout=120)
-        r = run("info", swapped, "--json")
+        r = run("info", swapped, "--json", "-")
         self.assertExit(r, 3)
         self.assertNotEqual(json.loads(r.stdout)["status"], "complete")
         self.assertExit(run("analyze", swapped, "--quiet"), 3)
@@ -476,7 +476,7 @@ int main() {
         out = self.path("t.trace")
         env = dict(os.environ, LD_PRELOAD=lib, CUCLIMB_OUTPUT=out)
         subprocess.run(["sh", "-c", f"exec {exe} 2>&-"], env=env, timeout=120)
-        r = run("info", out, "--json")
+        r = run("info", out, "--json", "-")
         self.assertExit(r, 0)
         self.assertEqual(json.loads(r.stdout)["counts"].get("push"), 20)
 

@@ -2,10 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """The HTML reports in a real browser (Debian's headless chromium through chromedriver).
 
-For each page (a long hostile analyze report, a realistic one, a diff): no console errors, the
-charts and tables are in the DOM, sorting and hover work, every injection attempt planted in the
-trace shows as text, and the 1500-iteration page is interactive within 2 s. Screenshots go to
-ARTIFACT_DIR. Exit 77 (skipped) only when chromium or chromedriver is not installed.
+For each page (a long hostile analyze report, a realistic one, the bundled H200 trace, a memory
+creep with sampled GPU records, a diff): no console errors, the charts and tables are in the
+DOM, sorting and hover work, every injection attempt planted in the trace shows as text, and the
+1500-iteration page is interactive within 2 s. The first screen (1280 x 1000) of every report
+holds the verdict, the cause and the accumulator table; charts label their x axis "iteration",
+use binary byte ticks, show a 12.3 -> 12.7 MiB growth across their height, draw iterations
+without GPU records as gaps and turn an all-zero chart into a sentence. Screenshots (first screen
+and whole page of each, and the terminal reports) go to ARTIFACT_DIR; a PyTorch recording
+(tests/report/traces) is one of the pages. With CUCLIMB_EXTRA_TRACES=DIR
+every *.trace there (real recordings, e.g. PyTorch on the H200) is rendered and photographed too.
+Exit 77 (skipped) only when chromium or chromedriver is not installed.
 
 The golden traces (tests/golden: marks, launch-period iterations, ranks, a cut trace, JSON Lines)
 are rendered too, each checked for console errors.
@@ -67,7 +74,11 @@ ENTITY_RANGE = "a &lt;b&gt; &amp; c"
 LOAD_BUDGET_MS = 2000
 SIZE_BUDGET = 10 << 20
 
+# A PyTorch recording on the H200 (tests/programs/torch_train.py --keep-losses, caching allocator,
+# --stacks python): the kept losses make the pool grow by a 2 MiB segment every 2 iterations.
+TORCH_TRACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "traces", "torch-keep-losses.trace")
 PAGES = {}
+EXTRA = []
 DRIVER_INSTANCE = None
 
 
@@ -78,9 +89,21 @@ def w(name):
 def setUpModule():
     global DRIVER_INSTANCE
     subprocess.run([MAKE_TRACES, WORK.name], check=True, timeout=300)
-    for name, trace in (("hostile", "hostile.trace"), ("climb", "climb.trace")):
-        subprocess.run([CUCLIMB, "analyze", w(trace), "--html", w(name + ".html"), "--quiet"], check=True, timeout=300)
+    for name, trace in (("hostile", w("hostile.trace")), ("climb", w("climb.trace")),
+                        ("creep", w("creep.trace")), ("bundled", os.path.join(GOLDEN, "h200-cubecl-climb.trace")),
+                        ("torch", TORCH_TRACE)):
+        subprocess.run([CUCLIMB, "analyze", trace, "--html", w(name + ".html"), "--quiet"], check=True, timeout=300)
         PAGES[name] = w(name + ".html")
+    extra = os.environ.get("CUCLIMB_EXTRA_TRACES")
+    if extra and os.path.isdir(extra):
+        for f in sorted(os.listdir(extra)):
+            if f.endswith(".trace"):
+                name = "extra-" + f[:-6]
+                r = subprocess.run([CUCLIMB, "analyze", os.path.join(extra, f), "--html", w(name + ".html"), "--quiet"],
+                                   timeout=300)
+                if r.returncode in (0, 3):
+                    EXTRA.append(name)
+                    PAGES[name] = w(name + ".html")
     subprocess.run([CUCLIMB, "diff", w("flat.trace"), w("climb.trace"), "--html", w("diff.html"), "--quiet"],
                    check=True, timeout=300)
     PAGES["diff"] = w("diff.html")
@@ -120,6 +143,8 @@ class Page:
 
     @classmethod
     def tearDownClass(cls):
+        cls.d.execute_script("window.scrollTo(0, 0)")
+        cls.d.save_screenshot(os.path.join(ARTIFACTS, cls.name + "-first-screen.png"))
         height = cls.d.execute_script("return document.documentElement.scrollHeight")
         cls.d.set_window_size(1280, min(int(height) + 40, 16000))
         path = os.path.join(ARTIFACTS, cls.name + ".png")
@@ -149,7 +174,45 @@ class Page:
         self.assertEqual(errors, [], "console errors while testing")
 
 
-class HostileReport(Page, unittest.TestCase):
+def load(d, path):
+    d.get_log("browser")
+    d.get("file://" + path)
+    deadline = time.time() + 30
+    while d.execute_script("return document.body.getAttribute('data-ready')") != "1":
+        if time.time() > deadline:
+            raise AssertionError(f"{path}: the page never finished rendering")
+        time.sleep(0.02)
+
+
+class FirstScreen:
+    """What a report's first screen (1280 x 1000, not scrolled) must hold."""
+
+    def on_first_screen(self, selector):
+        return self.js("""
+            const e = document.querySelector(arguments[0]);
+            if (!e) return false;
+            const r = e.getBoundingClientRect();
+            return r.height > 0 && r.top >= 0 && r.top < window.innerHeight;""", selector)
+
+    def test_first_screen_holds_verdict_cause_and_accumulators(self):
+        self.js("window.scrollTo(0, 0)")
+        self.assertTrue(self.on_first_screen("#verdict"))
+        self.assertTrue(self.on_first_screen("#what"))
+        if self.js("return document.getElementById('verdict').textContent") == "climbing":
+            self.assertTrue(self.on_first_screen("#cause"))
+        self.assertTrue(self.on_first_screen("#accumulators table, #no-accumulators"))
+        if self.js("return !!document.querySelector('#accumulators details.evidence')"):
+            # The first accumulator's evidence is open, not behind a click.
+            self.assertTrue(self.js("return document.querySelector('#accumulators details.evidence').open"))
+
+    def test_every_chart_labels_its_x_axis(self):
+        charts = self.js("return Array.from(document.querySelectorAll('svg.chart')).filter(s => s.querySelector('rect.overlay')).length")
+        labels = self.js("return Array.from(document.querySelectorAll('svg.chart text.axis-label')).filter(t => t.textContent === 'iteration').length")
+        self.assertGreater(charts, 0)
+        self.assertEqual(labels, charts)
+
+
+class HostileReport(Page, FirstScreen, unittest.TestCase):
     name = "hostile"
 
     def test_loads_within_budget(self):
@@ -208,13 +271,92 @@ class HostileReport(Page, unittest.TestCase):
         self.assertGreater(self.js("return document.querySelectorAll('#decomposition svg.chart').length"), 0)
 
 
-class ClimbReport(Page, unittest.TestCase):
+class ClimbReport(Page, FirstScreen, unittest.TestCase):
     name = "climb"
 
     def test_verdict_and_accumulator(self):
         self.assertEqual(self.js("return document.getElementById('verdict').textContent"), "climbing")
         self.assertIn("Adam::step_retain", self.js("return document.getElementById('accumulators').innerText"))
         self.assertIn("NVIDIA H200", self.js("return document.getElementById('gpu').textContent"))
+
+
+MIB = 1 << 20
+
+
+def tick_bytes(text):
+    num, unit = text.split(" ")
+    return float(num) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+
+
+class BundledReport(Page, FirstScreen, unittest.TestCase):
+    """The bundled H200 trace: recorded without call stacks, kernel timing sampled."""
+    name = "bundled"
+
+    def test_headline(self):
+        self.assertEqual(self.js("return document.getElementById('verdict').textContent"), "climbing")
+        self.assertIn("climbs", self.js("return document.getElementById('what').textContent"))
+        cause = self.js("return document.getElementById('cause').textContent")
+        self.assertIn("cuMemAllocAsync allocations of 512 B per iteration", cause)
+        self.assertIn("host code between CUDA calls", cause)
+        self.assertIn("cuclimb record --stacks fp --", self.js("return document.getElementById('next').textContent"))
+
+    def test_evidence_says_how_to_get_a_call_stack(self):
+        howto = self.js("return document.querySelector('#accumulators details.evidence .howto').textContent")
+        self.assertIn("No call stack was recorded", howto)
+        self.assertIn("cuclimb record --stacks fp -- cuclimb-adam", howto)
+
+    def test_survivors_of_the_loop_are_drawn(self):
+        # The retained allocations are freed at tear-down: they are survivors of the loop.
+        self.assertTrue(self.js("return !!document.querySelector('#lifetimes svg[aria-label=\"survivors by allocation iteration\"]')"))
+        rows = self.js("return Array.from(document.querySelectorAll('#accumulators details.evidence tbody tr')).map(r => r.textContent)")
+        self.assertTrue(any("at tear-down, after the loop" in row for row in rows), rows)
+
+    def test_gpu_gaps_break_the_line(self):
+        # Kernel timing was sampled: the GPU line of the decomposition has many pieces, no zeros.
+        d = self.js("""return Array.from(document.querySelectorAll('#decomposition svg.chart path'))
+                         .map(p => p.getAttribute('d') || '').filter(d => d.indexOf('M') >= 0)
+                         .find(d => (d.match(/M/g) || []).length > 5) || ''""")
+        self.assertGreater(d.count("M"), 5)
+
+
+class TorchReport(Page, FirstScreen, unittest.TestCase):
+    """A PyTorch program recorded with Python stacks: the first screen names the user's line."""
+    name = "torch"
+
+    def test_headline_names_the_python_line(self):
+        self.assertEqual(self.js("return document.getElementById('verdict').textContent"), "climbing")
+        self.assertIn("cuMemAlloc_v2 allocation of 2 MiB", self.js("return document.getElementById('cause').textContent"))
+        self.assertTrue(self.on_first_screen("#where"))
+        self.assertRegex(self.js("return document.getElementById('where').textContent"), r"\(torch_train\.py:\d+\)")
+        # Stacks were recorded: no advice to record them, and the evidence lists the frames.
+        self.assertNotIn("--stacks", self.js("return document.getElementById('next').textContent"))
+        frames = self.js("return Array.from(document.querySelectorAll('#accumulators details.evidence ol.frames li')).map(li => li.textContent)")
+        self.assertTrue(any("torch_train.py" in f for f in frames), frames)
+
+
+class CreepReport(Page, FirstScreen, unittest.TestCase):
+    """12.3 -> 12.7 MiB of kept memory; sampled GPU records; no drops."""
+    name = "creep"
+
+    def test_byte_axis_is_binary_and_shows_the_growth(self):
+        # Live bytes by memory kind (the state section's default): 12.3 MiB from the prologue plus
+        # 4 KiB kept per iteration.
+        self.assertEqual(self.js("return document.getElementById('state-metric').value"), "live_bytes")
+        ticks = self.js("""const c = document.querySelector('#state svg.chart');
+                           return Array.from(c.querySelectorAll('.axis text[text-anchor="end"]')).map(t => t.textContent)""")
+        values = [tick_bytes(t) for t in ticks]
+        self.assertGreaterEqual(len(values), 3, ticks)
+        self.assertGreater(min(values), 12 * MIB, ticks)  # not from zero: the growth fills the chart
+        self.assertLess(max(values), 13 * MIB, ticks)
+        steps = {round(b - a) for a, b in zip(values, values[1:])}
+        self.assertEqual(len(steps), 1, ticks)
+        step = steps.pop()
+        self.assertEqual(step & (step - 1), 0, f"{step} is not a power of two bytes: {ticks}")
+
+    def test_all_zero_chart_is_a_sentence(self):
+        zero = self.js("return Array.from(document.querySelectorAll('#overhead .chart-zero')).map(p => p.textContent)")
+        self.assertIn("No events were dropped in any iteration.", zero)
+        self.assertIsNone(self.js("return document.querySelector('#overhead svg[aria-label=\"drops\"]')"))
 
 
 class DiffPage(Page, unittest.TestCase):
@@ -262,6 +404,56 @@ class GoldenPages(unittest.TestCase):
                     d.execute_script("const s = document.getElementById('rank-select'); s.value = '1'; s.dispatchEvent(new Event('change'))")
                 errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
                 self.assertEqual(errors, [], label)
+
+
+class TerminalReport(unittest.TestCase):
+    """The terminal reports of the bundled trace and the PyTorch one, photographed as a terminal
+    shows them: what, cause, where and next first, every line within 100 columns."""
+
+    def photograph(self, label, trace, shown):
+        r = subprocess.run([CUCLIMB, "analyze", trace], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[2].startswith("what:"), lines[:4])
+        self.assertTrue(any(line.startswith("cause:") for line in lines[:6]))
+        self.assertTrue(any(line.startswith("where:") for line in lines[:8]))
+        self.assertIn("next:", lines[:10])
+        for line in lines:
+            self.assertLessEqual(len(line), 100, line)
+        page = w("terminal-" + label + ".html")
+        escaped = r.stdout.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        with open(page, "w") as f:
+            f.write("<!DOCTYPE html><meta charset=utf-8><body style='margin:0;background:#1e1e1e'>"
+                    "<pre style='margin:0;padding:12px;color:#ddd;font:13px/1.35 monospace'>"
+                    "$ cuclimb analyze " + shown + "\n" + escaped + "</pre>")
+        d = DRIVER_INSTANCE
+        d.get("file://" + page)
+        d.set_window_size(1000, 900)
+        d.save_screenshot(os.path.join(ARTIFACTS, "terminal-" + label + ".png"))
+        d.set_window_size(1280, 1000)
+        return r.stdout
+
+    def test_bundled(self):
+        self.photograph("bundled", os.path.join(GOLDEN, "h200-cubecl-climb.trace"),
+                        "tests/golden/h200-cubecl-climb.trace")
+
+    def test_torch(self):
+        out = self.photograph("torch", TORCH_TRACE, "torch-keep-losses.trace")
+        self.assertRegex(out, r"\nwhere: .*\(torch_train\.py:\d+\)")
+
+
+class ExtraTraces(unittest.TestCase):
+    """Real recordings (CUCLIMB_EXTRA_TRACES): render without errors; screenshots."""
+
+    def test_all(self):
+        d = DRIVER_INSTANCE
+        for name in EXTRA:
+            with self.subTest(name):
+                load(d, PAGES[name])
+                errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+                self.assertEqual(errors, [], name)
+                self.assertTrue(d.execute_script("return !!document.getElementById('what')"))
+                d.save_screenshot(os.path.join(ARTIFACTS, name + "-first-screen.png"))
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ class HtmlTest(Base):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("verdict: climbing", r.stdout)
         self.assertEqual(json.loads(slurp(self.path("r.json")))["verdict"], "climbing")
-        self.assertIn('"page":"report"', slurp(self.path("r.html")))
+        self.assertIn('"schema":"cuclimb.report/1"', slurp(self.path("r.html")))
         self.assertIn("--html FILE", run("analyze", "--help").stdout)
 
     def test_unwritable_output_is_exit_4(self):
@@ -164,7 +164,7 @@ class DiffTest(Base):
 
 class CheckTest(Base):
     def check(self, *args):
-        r = run("check", *args)
+        r = run("check", *args, "--json", "-")
         return r, json.loads(r.stdout) if r.stdout else None
 
     def test_verdicts_and_exit_codes(self):
@@ -205,7 +205,7 @@ class ProgressTest(Base):
         self.assertEqual(r.stderr, "")
         primary, secondary = pty.openpty()
         try:
-            p = subprocess.run([CUCLIMB, "check", trace("flat.trace")], stdout=subprocess.PIPE,
+            p = subprocess.run([CUCLIMB, "check", trace("flat.trace"), "--json", "-"], stdout=subprocess.PIPE,
                                stderr=secondary, timeout=120)
             os.close(secondary)
             secondary = -1

@@ -3,12 +3,14 @@
 // the data the page script needs. (tests/report/browser_test.py renders it in chromium.)
 #include "report/html_report.h"
 
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "analysis/analyze.h"
+#include "report/json_report.h"
 #include "report_traces.h"
 
 namespace cuclimb::testing {
@@ -90,8 +92,9 @@ TEST(HtmlReport, HasEveryPartThePageDraws) {
   auto html = ToHtml(report);
   ASSERT_TRUE(html.ok());
   const Json data = PageData(*html);
-  EXPECT_EQ(data["page"], "report");
+  EXPECT_EQ(data["schema"], "cuclimb.report/1");
   EXPECT_EQ(data["verdict"], "climbing");
+  EXPECT_FALSE(data["headline"]["what"].get<std::string>().empty());
   const Json& r = data["ranks"][0];
   EXPECT_EQ(r["iterations"]["count"], 120);
   ASSERT_GE(r["ranges"].size(), 7u);  // step + 6
@@ -101,18 +104,81 @@ TEST(HtmlReport, HasEveryPartThePageDraws) {
     climbing |= range["climbing"].get<bool>() && range["name"] == kHostileRange;
   }
   EXPECT_TRUE(climbing) << data["ranks"][0]["ranges"].dump();
-  EXPECT_FALSE(r["ranges"][0]["decomposition"].is_null());
+  EXPECT_EQ(r["ranges"][0]["decomposition"]["host"]["ms"].size(), 120u);
   ASSERT_FALSE(r["accumulators"].empty());
   const Json& acc = r["accumulators"][0];
   EXPECT_EQ(acc["kind"], "device_allocations");
-  EXPECT_EQ(acc["values"].size(), 120u);
-  EXPECT_FALSE(acc["examples"].empty());
-  EXPECT_FALSE(acc["site"]["frames"].empty());
+  EXPECT_EQ(acc["evidence"]["series"].size(), 120u);
+  EXPECT_EQ(acc["evidence"]["survivors_by_alloc_iteration"].size(), 120u);
+  EXPECT_FALSE(acc["evidence"]["examples"].empty());
+  EXPECT_FALSE(acc["evidence"]["call_site"]["frames"].empty());
   EXPECT_FALSE(r["kernels"].empty());
   EXPECT_FALSE(r["state"].empty());
   EXPECT_GT(r["overhead"]["dropped"].get<int64_t>(), 0);
-  EXPECT_FALSE(r["lifetimes"]["histogram"].empty());
-  EXPECT_EQ(data["series_left_out"], 0);
+  EXPECT_FALSE(r["temporaries"]["lifetime_histogram"].empty());
+  EXPECT_EQ(data["page"]["series_left_out"], 0);
+  EXPECT_FALSE(r["iterations"].contains("spans"));  // the page does not draw them
+}
+
+// One model, one serializer: the page's data is the JSON report, key for key, except what the
+// page documents as cut (spans, undrawn rows and series) and its own "page" notes.
+TEST(HtmlReport, PageDataIsTheJsonReport) {
+  const analysis::Report report = AnalyzeBytes(SimulateBinary(ClimbSim(200)));
+  const Json page = PageData(*ToHtml(report));
+  const Json json = Json::parse(*analysis::ToJson(report));
+  std::function<void(const Json&, const Json&, const std::string&)> same_keys =
+      [&](const Json& p, const Json& j, const std::string& where) {
+        if (!p.is_object() || !j.is_object())
+          return;
+        for (auto it = p.begin(); it != p.end(); ++it) {
+          if (it.key() == "page")
+            continue;
+          EXPECT_TRUE(j.contains(it.key()))
+              << where << "/" << it.key() << " is not in the JSON report";
+          if (j.contains(it.key()))
+            same_keys(it.value(), j[it.key()], where + "/" + it.key());
+        }
+        for (auto it = j.begin(); it != j.end(); ++it) {
+          if (it.key() != "spans") {
+            EXPECT_TRUE(p.contains(it.key()))
+                << where << "/" << it.key() << " is missing from the page";
+          }
+        }
+      };
+  same_keys(page, json, "");
+  for (size_t i = 0; i < page["ranks"][0]["ranges"].size(); ++i) {
+    same_keys(page["ranks"][0]["ranges"][i], json["ranks"][0]["ranges"][i], "range");
+    EXPECT_EQ(page["ranks"][0]["ranges"][i]["total_ms"], json["ranks"][0]["ranges"][i]["total_ms"]);
+  }
+  EXPECT_EQ(page["headline"], json["headline"]);
+  EXPECT_EQ(page["accumulators"], json["accumulators"]);
+}
+
+// Kernel timing is sampled: iterations without GPU records are gaps (null), not zeros, in the
+// JSON report and on the page; iterations with records keep their values.
+TEST(HtmlReport, IterationsWithoutGpuRecordsAreGaps) {
+  SimOptions o = ClimbSim(200);
+  o.sampled_kernels_every = 16;
+  const analysis::Report report = AnalyzeBytes(SimulateBinary(o));
+  const Json json = Json::parse(*analysis::ToJson(report));
+  const Json& rank = json["ranks"][0];
+  int gaps = 0, timed = 0;
+  for (const Json& v : rank["ranges"][0]["decomposition"]["gpu"]["ms"]) {
+    gaps += v.is_null();
+    timed += v.is_number() && v.get<double>() > 0;
+  }
+  EXPECT_GT(gaps, 150) << rank["ranges"][0]["decomposition"]["gpu"]["ms"].dump();
+  EXPECT_GT(timed, 8);
+  for (const Json& k : rank["kernels"]) {
+    for (size_t i = 0; i < k["gpu_ms_per_iter"].size(); ++i) {
+      EXPECT_EQ(k["gpu_ms_per_iter"][i].is_null(), k["mean_us"][i].is_null()) << i;
+    }
+  }
+  // Host-side series have no gaps.
+  for (const Json& v : rank["ranges"][0]["total_ms"]) EXPECT_TRUE(v.is_number());
+  const Json page = PageData(*ToHtml(report));
+  EXPECT_EQ(page["ranks"][0]["ranges"][0]["decomposition"]["gpu"]["ms"],
+            rank["ranges"][0]["decomposition"]["gpu"]["ms"]);
 }
 
 TEST(HtmlReport, SameReportSameBytes) {
@@ -148,7 +214,7 @@ TEST(HtmlReport, BudgetLeavesSeriesOutAndSaysSo) {
   auto html = ToHtml(report, o);
   ASSERT_TRUE(html.ok());
   const Json data = PageData(*html);
-  EXPECT_GT(data["series_left_out"].get<int>(), 0);
+  EXPECT_GT(data["page"]["series_left_out"].get<int>(), 0);
   EXPECT_LT(html->size(), (64u << 10) + 200000u);  // data budget + template and script
   // Rows stay even without their series.
   EXPECT_GE(data["ranks"][0]["ranges"].size(), 37u);

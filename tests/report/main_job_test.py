@@ -51,7 +51,7 @@ class MainJobTest(unittest.TestCase):
             self.assertEqual(json.load(f)["verdict"], verdict)
         with open(html) as f:
             page = f.read()
-        self.assertIn('"page":"report"', page)
+        self.assertIn('"schema":"cuclimb.report/1"', page)
         self.assertLess(len(page), 10 << 20)
         self.assertIn(f"verdict: {verdict}", r.stdout)  # the terminal report
         self.assertIn("cuclimb-report.html", r.stdout)

@@ -104,3 +104,39 @@ SimOptions FlatSim(int iterations, uint64_t seed) {
 }
 
 }  // namespace cuclimb::testing
+
+namespace cuclimb::testing {
+
+TraceBuilder CreepTrace(int iterations, int sampled_every) {
+  TraceBuilder b;
+  b.Process(0, 777, "python creep.py");
+  const uint32_t cache = b.Stack({"cuMemAllocAsync", "KVCache::grow", "Server::step", "main"});
+  const uint32_t temp = b.Stack({"cuMemAllocAsync", "Workspace::take", "Server::step", "main"});
+  const uint64_t base = 0x7f0000000000;
+  b.Alloc(500, base, (123ull << 20) / 10, MemoryKind::kPool, "cuMemAllocAsync", temp);  // 12.3 MiB
+  uint64_t corr = 0, next = base + (64ull << 20);
+  int64_t t = 10'000;
+  for (int i = 0; i < iterations; ++i) {
+    b.Push(t, "step");
+    // Jitter (deterministic), a slow host climb with the cache, a GC pause every 40 iterations.
+    const int64_t jitter = ((i * 7919) % 13) * 150;
+    int64_t host = 80'000 + jitter + 60 * i + (i % 40 == 39 ? 2'000'000 : 0);
+    const uint64_t scratch = next += 0x100000;
+    b.Alloc(t + 100, scratch, 1 << 20, MemoryKind::kPool, "cuMemAllocAsync", temp);
+    for (int k = 0; k < 3; ++k) {
+      b.Launch(t + 200 + k * 100, 4'000, k == 0 ? "attention" : "mlp", ++corr);
+      const bool timed =
+          (i > 0 && i < sampled_every && (i & (i - 1)) == 0) || i % sampled_every == 0;
+      if (timed)
+        b.Kernel(t + 5'000 + k * 20'000, 15'000 + 10 * i, k == 0 ? "attention" : "mlp", corr);
+    }
+    b.Alloc(t + 600, next += 0x1000, 4096, MemoryKind::kPool, "cuMemAllocAsync", cache);
+    b.Free(t + 700, scratch);
+    t += host;
+    b.Pop(t);
+    t += 2'000;
+  }
+  return b;
+}
+
+}  // namespace cuclimb::testing

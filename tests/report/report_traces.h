@@ -37,4 +37,10 @@ TraceBuilder HostileTrace(const HostileShape& shape);
 SimOptions ClimbSim(int iterations, uint64_t seed = 1);
 SimOptions FlatSim(int iterations, uint64_t seed = 1);
 
+// Memory creep on a large base: a 12.3 MiB buffer from the prologue plus 4 KiB kept per
+// iteration (12.3 → 12.7 MiB over 100 iterations), a slow host climb, GC pauses, and GPU records
+// only on sampled iterations (1, 2, 4, ... then every `sampled_every`th), as
+// CUCLIMB_KERNELS=sampled records them.
+TraceBuilder CreepTrace(int iterations = 100, int sampled_every = 8);
+
 }  // namespace cuclimb::testing

@@ -36,7 +36,7 @@ class AnalyzeCliTest(unittest.TestCase):
         self.assertIn("range", r.stdout)
         self.assertIn("P/step", r.stdout)
         self.assertIn("climbing", r.stdout)
-        self.assertIn("accumulators:", r.stdout)
+        self.assertIn("accumulators (state that grows every iteration):", r.stdout)
         self.assertIn("1. device_allocations", r.stdout)
         self.assertIn("verdict: climbing", r.stdout)
         self.assertEqual(r.stderr, "")  # no progress bar when stderr is not a terminal

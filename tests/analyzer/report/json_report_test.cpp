@@ -142,8 +142,14 @@ TEST(TextReport, TableAndAccumulatorLines) {
   EXPECT_NE(t.find("range"), std::string::npos);
   EXPECT_NE(t.find("P/step"), std::string::npos);
   EXPECT_NE(t.find("climbing"), std::string::npos);
-  EXPECT_NE(t.find("accumulators:\n  1. device_allocations"), std::string::npos) << t;
-  EXPECT_NE(t.find("likely cause of P/step"), std::string::npos) << t;
+  EXPECT_NE(t.find("accumulators (state that grows every iteration):\n  1. device_allocations"),
+            std::string::npos)
+      << t;
+  // Graded attribution: P/step is listed under its likely cause, not as unexplained.
+  const size_t likely = t.find("most likely caused by accumulator 1 (device_allocations");
+  ASSERT_NE(likely, std::string::npos) << t;
+  EXPECT_NE(t.find("\n    P/step", likely), std::string::npos) << t;
+  EXPECT_NE(t.find("likely cause of 1 climbing range"), std::string::npos) << t;
   EXPECT_NE(t.find("verdict: climbing"), std::string::npos);
   EXPECT_EQ(analysis::FormatMs(1.1734), "1.17 ms");
   EXPECT_EQ(analysis::FormatMs(0.85), "850 µs");

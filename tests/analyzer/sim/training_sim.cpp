@@ -161,6 +161,8 @@ class Sim {
     g.corr = l.corr;
     g.device = 0;
     gpu_free_ = g.ts + g.dur;
+    if (!GpuTimed(iteration_))
+      return;  // the kernel ran, but kernel timing was off in this iteration
     if (o_.late_kernels) {
       late_.push_back(g);
     } else {
@@ -177,6 +179,13 @@ class Sim {
     c.stream = kStream;
     Emit();
     t_ += c.dur + 200;
+  }
+  // CUCLIMB_KERNELS=sampled: iterations 1, 2, 4, ... below N, then every Nth.
+  bool GpuTimed(int i) const {
+    const int n = o_.sampled_kernels_every;
+    if (n <= 1)
+      return true;
+    return (i > 0 && i < n && (i & (i - 1)) == 0) || i % n == 0;
   }
   int GrowSamples(int i) const { return o_.host_fn_growth * i / 10; }
   bool Leaking(int i) const {
@@ -200,6 +209,7 @@ class Sim {
   int64_t t_ = 1'000'000;
   int64_t gpu_free_ = 0;
   uint64_t corr_ = 0;
+  int iteration_ = 0;
   uint64_t next_leak_addr_ = kDeviceBase + (1ull << 36);
   uint64_t next_handle_ = 0x1000;
   int64_t live_leaked_ = 0, live_regions_ = 0;
@@ -246,6 +256,7 @@ void Sim::Step(const char* range, int i, int kernels, double extra_host_ns) {
 }
 
 void Sim::Iteration(int i) {
+  iteration_ = i;
   speed_ = Speed(i);
   const int64_t start = t_;
   const uint64_t events_before = events_;

@@ -65,10 +65,11 @@ struct SimOptions {
   double profiler_ns_per_event = 150;  // the profiler's cost per recorded event
   double profiler_growth_pct = 0;      // ... and its change over the run
 
-  bool stacks = true;         // allocation call stacks
-  bool pc_stacks = false;     // use return addresses + a mapping instead of strings
-  bool late_kernels = true;   // GPU records of iteration i arrive during iteration i+1
-  bool loader_thread = true;  // a second thread with copies, interleaved out of order
+  bool stacks = true;             // allocation call stacks
+  bool pc_stacks = false;         // use return addresses + a mapping instead of strings
+  bool late_kernels = true;       // GPU records of iteration i arrive during iteration i+1
+  int sampled_kernels_every = 1;  // > 1: GPU records only in iterations 1, 2, 4, ... then every Nth
+  bool loader_thread = true;      // a second thread with copies, interleaved out of order
   bool gauges = true;
   bool samples = true;
   bool overhead = true;

@@ -51,7 +51,7 @@ class CliTest(unittest.TestCase):
     def test_form_is_decided_by_content_not_name(self):
         misnamed = self.path("actually-binary.jsonl")
         self.assertEqual(run("convert", self.jsonl, misnamed, "--to", "binary").returncode, 0)
-        r = run("info", misnamed, "--json")
+        r = run("info", misnamed, "--json", "-")
         self.assertEqual(r.returncode, 0, r.stderr)
         info = json.loads(r.stdout)
         self.assertEqual(info["form"], "binary")
@@ -84,7 +84,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 3)
         self.assertIn("line 2", r.stderr)
         self.assertIn("unknown field 'oops'", r.stderr)
-        r = run("info", out, "--json")
+        r = run("info", out, "--json", "-")
         self.assertEqual(json.loads(r.stdout)["events"], 1)
 
     def test_bad_usage_exits_2_with_one_line(self):
