@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/causes.h"
+#include "analysis/detection.h"
 #include "interposer/format/trace_format.h"
 #include "util/saturating.h"
 
@@ -83,37 +84,6 @@ std::string HandleTypeName(uint8_t type) {
   if (type < static_cast<uint8_t>(format::HandleType::kCount))
     return format::kHandleTypeNames[type];
   return "unknown";
-}
-
-std::string AllocationKind(uint8_t kind) {
-  switch (static_cast<format::MemoryKind>(kind)) {
-    case format::MemoryKind::kPinned:
-    case format::MemoryKind::kHostRegistered:
-      return "pinned_allocations";
-    case format::MemoryKind::kManaged:
-      return "managed_allocations";
-    case format::MemoryKind::kVmm:
-      return "vmm_mappings";
-    default:
-      return kind == kVmmMappingKind ? "vmm_mappings" : "device_allocations";
-  }
-}
-
-std::string HandleKind(uint8_t type) {
-  switch (static_cast<format::HandleType>(type)) {
-    case format::HandleType::kStream:
-      return "streams";
-    case format::HandleType::kEvent:
-      return "events";
-    case format::HandleType::kModule:
-    case format::HandleType::kLibrary:
-      return "modules";
-    case format::HandleType::kGraph:
-    case format::HandleType::kGraphExec:
-      return "graphs";
-    default:
-      return "";
-  }
 }
 
 }  // namespace internal
@@ -484,8 +454,9 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
   });
 }
 
-// Per-iteration state series that are not accumulator candidates themselves (those are built
-// in candidates.cpp): kernels seen, samples, copies, gauges, VMM, overhead.
+// Per-iteration state series that are not accumulator candidates themselves (the candidate
+// sources of analysis/candidates.h build those): kernels seen, samples, copies, gauges, VMM,
+// overhead.
 void OtherState(Context& ctx, RankReport* report) {
   const Aggregates& a = ctx.a;
   const int64_t n = ctx.fold.count();
@@ -553,7 +524,7 @@ RankReport Assemble(const AssemblyInput& in) {
   Ranges(ctx, &report);
   KernelsAndApis(ctx, &report);
   OtherState(ctx, &report);
-  internal::BuildCandidates(ctx, &report);
+  internal::DetectAccumulators(ctx, &report);
   internal::BuildLeaksAndMemory(ctx, &report);
   internal::AssignCauses(ctx, &report);
   std::stable_sort(report.state.begin(), report.state.end(),

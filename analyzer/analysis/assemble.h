@@ -30,7 +30,7 @@ struct AssemblyInput {
 
 RankReport Assemble(const AssemblyInput& in);
 
-// Shared by assemble.cpp and candidates.cpp.
+// Shared by assembly, the candidate sources and the detection pipeline.
 namespace internal {
 
 struct Context {
@@ -57,13 +57,7 @@ std::string FormatBytes(double bytes);
 std::string SizeClassLabel(uint8_t size_class);
 std::string MemoryKindName(uint8_t kind);
 std::string HandleTypeName(uint8_t type);
-// Accumulator kind of a memory kind or handle type ("" when none).
-std::string AllocationKind(uint8_t memory_kind);
-std::string HandleKind(uint8_t handle_type);
 
-void BuildCandidates(Context& ctx, RankReport* report);
-// Host-function candidates (host_candidates.cpp); adds their inclusive series to report->state.
-std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report);
 void BuildLeaksAndMemory(Context& ctx, RankReport* report);
 
 }  // namespace internal

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/detection.h"
 #include "analysis/machine.h"
-#include "detect/attribution.h"
 #include "detect/stats.h"
 #include "detect/trend.h"
 
@@ -248,7 +248,7 @@ void AssignCauses(Context& ctx, RankReport* report) {
           "%s %s %s's climb: %s", acc->id,
           e->verdict == kExplains ? "explains" : "is the likely cause of", r.name, e->reason);
     } else if (report->machine.scaling_together && r.trend.change_pct > 0 &&
-               (ScalesEvenly(r.decomposition) ||
+               (ScalesEvenly(ViewOf(r)) ||
                 r.decomposition.api.trend.first < 0.1 * r.decomposition.wall.trend.first)) {
       r.cause.kind = kCauseMachine;
       r.cause.summary = report->machine.summary;

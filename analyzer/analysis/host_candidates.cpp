@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host-side accumulator candidates: the deepest actionable frames whose inclusive samples grow.
+// The host-function family: the deepest actionable frames whose inclusive samples grow.
 #include <algorithm>
+#include <functional>
 
-#include "analysis/assemble.h"
+#include "analysis/candidates.h"
 #include "detect/accumulators.h"
 #include "detect/host_growth.h"
 
@@ -17,7 +18,7 @@ constexpr size_t kMaxGrowing = 256;
 
 }  // namespace
 
-std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report) {
+void HostFunctionCandidates(Context& ctx, RankReport* report, std::vector<Candidate>* out) {
   const HostFunctions& hf = ctx.a.host_functions;
   std::vector<GrowingFrame> frames(hf.names.size());
   std::vector<Series> series(hf.names.size());
@@ -30,7 +31,8 @@ std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report
       continue;
     const Trend trend = ctx.TrendOf(series[i], 0.5);
     std::string why;
-    frames[i].growing = IsAccumulator("host_function", series[i], trend, ctx.th, &why);
+    frames[i].growing =
+        IsAccumulator(AccumulatorKind::kHostFunction, series[i], trend, ctx.th, &why);
     frames[i].slope = trend.slope_per_iter;
     frames[i].rank = static_cast<int>(hf.ranks[i]);
     frames[i].user = hf.user[i];
@@ -46,13 +48,12 @@ std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report
   FrameStacks stacks;
   stacks.reserve(hf.stacks.size());
   for (const HostFunctions::Stack& s : hf.stacks) stacks.push_back(s.functions);
-  std::vector<Accumulator> out;
+  const CandidateSeriesNames& names = Info(AccumulatorKind::kHostFunction).series;
   for (uint32_t i : DeepestGrowingFrames(frames, stacks)) {
-    Accumulator acc;
-    acc.kind = "host_function";
-    acc.key = hf.names[i];
-    acc.unit = "samples";
-    acc.values = series[i];
+    Candidate c;
+    c.kind = AccumulatorKind::kHostFunction;
+    c.key = hf.names[i];
+    c.values = series[i];
     // The evidence: the stack that passes through the function most often.
     const HostFunctions::Stack* heaviest = nullptr;
     for (const HostFunctions::Stack& s : hf.stacks) {
@@ -61,15 +62,12 @@ std::vector<Accumulator> HostFunctionCandidates(Context& ctx, RankReport* report
         heaviest = &s;
     }
     if (heaviest != nullptr) {
-      acc.site = ctx.Site(heaviest->stack_id);
-      acc.site.label = hf.names[i];
+      c.site = ctx.Site(heaviest->stack_id);
+      c.site.label = hf.names[i];
     }
-    StateSeries st{"inclusive_samples", "function", hf.names[i], "samples", series[i], {}};
-    st.trend = ctx.TrendOf(st.values, 0.5);
-    report->state.push_back(std::move(st));
-    out.push_back(std::move(acc));
+    AddStateSeries(ctx, report, names.metric, names.dimension, hf.names[i], "samples", series[i]);
+    out->push_back(std::move(c));
   }
-  return out;
 }
 
 }  // namespace cuclimb::analysis::internal

@@ -10,8 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/rank_climbs.h"
+#include "analysis/ranking.h"
 #include "analysis/straggler.h"
-#include "detect/accumulators.h"
+#include "detect/accumulator_kind.h"
 #include "detect/trend.h"
 
 namespace cuclimb::analysis {
@@ -101,24 +102,15 @@ Series MeanSeries(const std::vector<std::pair<int, const Series*>>& series, cons
 // have none per call site).
 const StateSeries* CandidateSeries(const RankReport& r, const std::string& kind,
                                    const std::string& key, bool bytes) {
-  std::string metric, dimension, k = key;
-  if (kind == "device_allocations" || kind == "pinned_allocations" ||
-      kind == "managed_allocations" || kind == "vmm_mappings") {
-    metric = bytes ? "live_bytes" : "live_handles";
-    dimension = "call_site";
-    k = absl::StrCat(kind, ": ", key);
-  } else if (kind == "nvtx_regions") {
-    metric = bytes ? "live_region_bytes" : "live_regions";
-    dimension = "heap";
-  } else if (kind == "pool_reserved" && !bytes) {
-    metric = "pool.reserved";
-    dimension = "pool";
-  } else if (kind == "host_function" && !bytes) {
-    metric = "samples";
-    dimension = "function";
-  } else {
+  const auto known = AccumulatorKindNamed(kind);
+  if (!known)
     return nullptr;
-  }
+  const CandidateSeriesNames& names = Info(*known).series;
+  const std::string_view metric = bytes ? names.bytes_metric : names.metric;
+  if (metric.empty())
+    return nullptr;
+  const std::string dimension = names.dimension,
+                    k = names.key_has_kind ? absl::StrCat(kind, ": ", key) : key;
   for (const StateSeries& s : r.state) {
     if (s.metric == metric && s.dimension == dimension && s.key == k)
       return &s;

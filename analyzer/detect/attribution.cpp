@@ -22,7 +22,7 @@ constexpr double kOnsetTolerance = 0.05;  // of the window, at least kOnsetMinTo
 constexpr int64_t kOnsetMinTolerance = 3;
 constexpr double kMidRun = 0.1;  // an onset beyond this share of the window is informative
 constexpr int kMaxLag = 3;
-constexpr size_t kRBin = 8;  // iterations per bin for r
+constexpr size_t kRBin = 8;              // iterations per bin for r
 constexpr double kEvenRatio = 0.5;       // host and call growth within 2x of each other
 constexpr double kEvenCallsShare = 0.1;  // of the range's time, inside CUDA calls
 // Above this many iterations the pair is binned into means (cost, not robustness).
@@ -52,21 +52,14 @@ double ResidualSd(absl::Span<const double> t, absl::Span<const double> v,
   return v.size() > 2 ? std::sqrt(ss / static_cast<double>(v.size() - 2)) : 0;
 }
 
-const AccumulatorKindInfo* KindInfo(const std::string& kind) {
-  const auto k = AccumulatorKindNamed(kind);
-  return k ? &Info(*k) : nullptr;
-}
-
 // Growth of the range inside calls of the candidate's API family (0 for kinds without one).
-double FamilyCallsDelta(const AccumulatorKindInfo* info, const Decomposition& d) {
-  if (info == nullptr || info->apis.front().empty())
+double FamilyCallsDelta(const AccumulatorKindInfo& info, const RangeView& r) {
+  if (info.apis.front().empty())
     return 0;
   double delta = 0;
-  for (const auto* parts : {&d.by_api, &d.by_sync}) {
-    for (const Component& c : *parts) {
-      if (InApiFamily(*info, c.name))
-        delta += std::max(0.0, c.delta_ms);
-    }
+  for (const RangeView::Part& c : r.calls) {
+    if (InApiFamily(info, c.name))
+      delta += std::max(0.0, c.delta_ms);
   }
   return delta;
 }
@@ -76,11 +69,11 @@ struct Onsets {
   bool informative = false, aligned = false;
 };
 
-Onsets OnsetsOf(const RangeReport& range, const Accumulator& c, int64_t from, int64_t n) {
+Onsets OnsetsOf(const RangeView& range, const CandidateView& c, int64_t from, int64_t n) {
   Onsets o;
   const int64_t window = std::max<int64_t>(n - from, 1);
-  o.candidate = std::max(c.growth_start_iteration, from);
-  o.range = std::max(range.climb_start_iteration, from);
+  o.candidate = std::max(c.growth_start, from);
+  o.range = std::max(range.climb_start, from);
   o.tolerance = std::max<int64_t>(kOnsetMinTolerance, std::llround(kOnsetTolerance * window));
   const int64_t mid = std::max<int64_t>(5, std::llround(kMidRun * window));
   o.informative = o.candidate - from > mid || o.range - from > mid;
@@ -88,65 +81,58 @@ Onsets OnsetsOf(const RangeReport& range, const Accumulator& c, int64_t from, in
   return o;
 }
 
-std::string Where(const Explanation& e, const Decomposition& d, const AccumulatorKindInfo* info) {
+std::string Where(const Explanation& e, const RangeView& r, const AccumulatorKindInfo& info) {
   if (e.mechanism == "calls") {
     return absl::StrFormat("the range's extra time sits in %s calls (%.0f%% of its growth)",
-                           info != nullptr ? info->name : "its",
-                           100 * FamilyCallsDelta(info, d) / std::max(d.wall.delta_ms, 1e-12));
+                           info.name,
+                           100 * FamilyCallsDelta(info, r) / std::max(r.wall_delta, 1e-12));
   }
   return absl::StrFormat(
       "the range's extra time sits in host code next to the calls that make it (%.0f%% of the "
       "growth is host-side)",
-      100 * HostSideShare(d));
+      100 * HostSideShare(r));
 }
 
 }  // namespace
 
-double HostSideShare(const Decomposition& d) {
-  const double wall = d.wall.delta_ms;
-  if (wall <= 0)
+double HostSideShare(const RangeView& r) {
+  if (r.wall_delta <= 0)
     return 0;
-  const double host = std::max(0.0, d.host.delta_ms) + std::max(0.0, d.api.delta_ms);
-  return std::clamp(host / wall, 0.0, 1.0);
+  const double host = std::max(0.0, r.host_delta) + std::max(0.0, r.api_delta);
+  return std::clamp(host / r.wall_delta, 0.0, 1.0);
 }
 
-bool HasPath(const std::string& kind, const Decomposition& d) {
-  const AccumulatorKindInfo* info = KindInfo(kind);
-  if (info == nullptr || info->apis.front().empty())
+bool HasPath(AccumulatorKind kind, const RangeView& r) {
+  const AccumulatorKindInfo& info = Info(kind);
+  if (info.apis.front().empty())
     return true;
-  for (const auto* parts : {&d.by_api, &d.by_sync}) {
-    for (const Component& c : *parts) {
-      if (InApiFamily(*info, c.name))
-        return true;
-    }
+  for (const RangeView::Part& c : r.calls) {
+    if (InApiFamily(info, c.name))
+      return true;
   }
   return false;
 }
 
-bool ScalesEvenly(const Decomposition& d) {
-  const Trend &host = d.host.trend, &api = d.api.trend;
-  if (!host.tested || !api.tested || host.change_pct <= 0 ||
-      api.first < kEvenCallsShare * d.wall.trend.first)
+bool ScalesEvenly(const RangeView& r) {
+  if (!r.parts_tested || r.host_change_pct <= 0 || r.api_first < kEvenCallsShare * r.wall_first)
     return false;
-  return api.change_pct >= kEvenRatio * host.change_pct &&
-         host.change_pct >= kEvenRatio * api.change_pct;
+  return r.api_change_pct >= kEvenRatio * r.host_change_pct &&
+         r.host_change_pct >= kEvenRatio * r.api_change_pct;
 }
 
-Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresholds& th) {
+Explanation Measure(const RangeView& range, const CandidateView& c, const Thresholds& th) {
   Explanation e;
   e.range = range.name;
   e.verdict = kUnrelated;
   const size_t n = std::min(range.total_ms.size(), c.values.size());
-  const size_t from = static_cast<size_t>(std::max<int64_t>(range.trend.warmup, c.trend.warmup));
+  const size_t from = static_cast<size_t>(std::max<int64_t>(range.warmup, c.warmup));
   if (from + static_cast<size_t>(std::max<int64_t>(th.min_iterations, 6)) > n) {
     e.reason = "too few iterations after both warm-ups";
     return e;
   }
   // Clipped, so that a few slow iterations (a GC pause, a checkpoint) cannot carry the verdict.
-  std::vector<double> y =
-      stats::ClipOutliers(absl::MakeConstSpan(range.total_ms).subspan(from, n - from));
-  std::vector<double> x =
-      stats::ClipOutliers(absl::MakeConstSpan(c.values).subspan(from, n - from));
+  std::vector<double> y = stats::ClipOutliers(range.total_ms.subspan(from, n - from));
+  std::vector<double> x = stats::ClipOutliers(c.values.subspan(from, n - from));
   std::vector<double> t(x.size());
   for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<double>(from + i);
   if (x.size() > kMaxPoints) {
@@ -196,11 +182,10 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
   const double bt = ct.slope > 0 ? rt.slope / ct.slope : 0;
   e.separation = sd_r > 0 ? std::fabs(bt) * sd_c / sd_r : (sd_c > 0 && bt != 0 ? 1e9 : 0);
   // Evidence beyond the statistics.
-  const AccumulatorKindInfo* info = KindInfo(c.kind);
-  const Decomposition& d = range.decomposition;
-  if (d.wall.delta_ms > 0 && FamilyCallsDelta(info, d) >= kCallsMin * d.wall.delta_ms)
+  const AccumulatorKindInfo& info = Info(c.kind);
+  if (range.wall_delta > 0 && FamilyCallsDelta(info, range) >= kCallsMin * range.wall_delta)
     e.mechanism = "calls";
-  else if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d) && !ScalesEvenly(d))
+  else if (HostSideShare(range) >= kHostSideMin && HasPath(c.kind, range) && !ScalesEvenly(range))
     e.mechanism = "host";
   const Onsets on = OnsetsOf(range, c, static_cast<int64_t>(from), static_cast<int64_t>(n));
   e.onset_aligned = on.informative && on.aligned;
@@ -238,22 +223,22 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
     return e;
   }
   if (e.mechanism.empty()) {
-    if (HostSideShare(d) >= kHostSideMin && HasPath(c.kind, d)) {
+    if (HostSideShare(range) >= kHostSideMin && HasPath(c.kind, range)) {
       e.reason = absl::StrFormat(
           "both rise in straight lines, but the range's host code and its CUDA calls grew by the "
           "same proportion (%+.0f%% and %+.0f%%), as when the machine slows down, not as when "
           "state costs host time next to some calls",
-          d.host.trend.change_pct, d.api.trend.change_pct);
-    } else if (!HasPath(c.kind, d)) {
+          range.host_change_pct, range.api_change_pct);
+    } else if (!HasPath(c.kind, range)) {
       e.reason = absl::StrFormat(
           "both rise in straight lines, but the range makes no calls through which %s could cost "
           "it time",
-          c.kind);
+          info.name);
     } else {
       e.reason = absl::StrFormat(
           "both rise in straight lines, but only %.0f%% of the range's growth is host-side; the "
           "rest is synchronization wait or GPU time, which this state does not cause",
-          100 * HostSideShare(d));
+          100 * HostSideShare(range));
     }
     return e;
   }
@@ -261,7 +246,7 @@ Explanation Measure(const RangeReport& range, const Accumulator& c, const Thresh
   return e;
 }
 
-void GradeRange(const RangeReport& range, const std::vector<const Accumulator*>& candidates,
+void GradeRange(const RangeView& range, const std::vector<CandidateView>& candidates,
                 std::vector<Explanation>* explanations) {
   // Rivals: candidates that rise with the range, could account for its growth and are not
   // ruled out by its shape, its onset or the lack of a way to cost the range time.
@@ -271,20 +256,20 @@ void GradeRange(const RangeReport& range, const std::vector<const Accumulator*>&
     const Explanation& e = (*explanations)[i];
     if (!rival(e))
       continue;
-    const AccumulatorKindInfo* info = KindInfo(candidates[i]->kind);
-    if (info != nullptr && info->is_state)
+    const AccumulatorKindInfo& info = Info(candidates[i].kind);
+    if (info.is_state)
       ++states;
-    else if (info != nullptr && info->kind == AccumulatorKind::kHostFunction)
+    else if (info.kind == AccumulatorKind::kHostFunction)
       ++hosts;
   }
   for (size_t i = 0; i < candidates.size(); ++i) {
     Explanation& e = (*explanations)[i];
-    const Accumulator& c = *candidates[i];
-    const AccumulatorKindInfo* info = KindInfo(c.kind);
+    const CandidateView& c = candidates[i];
+    const AccumulatorKindInfo& info = Info(c.kind);
     if (rival(e)) {
-      if (info != nullptr && info->kind == AccumulatorKind::kHostFunction)
+      if (info.kind == AccumulatorKind::kHostFunction)
         e.unique = hosts == 1;
-      else if (info != nullptr && info->is_state)
+      else if (info.is_state)
         e.unique = states == 1;
       else
         e.unique = states == 0;  // pool reserve follows the allocations in it
@@ -304,13 +289,13 @@ void GradeRange(const RangeReport& range, const std::vector<const Accumulator*>&
       e.grounds.push_back("dose");
     if (!e.verdict.empty())
       continue;
-    const std::string where = Where(e, range.decomposition, info);
+    const std::string where = Where(e, range, info);
     if (e.onset_aligned || e.dose) {
       e.verdict = kExplains;
       e.reason = absl::StrCat(
           e.onset_aligned
               ? absl::StrFormat("its growth and the range's climb start together (iteration %d)",
-                                std::max(c.growth_start_iteration, range.climb_start_iteration))
+                                std::max(c.growth_start, range.climb_start))
               : "ranks where it grows faster climb faster",
           ", and ", where);
     } else if (e.unique || e.mechanism == "calls") {
@@ -324,15 +309,15 @@ void GradeRange(const RangeReport& range, const std::vector<const Accumulator*>&
       e.reason = absl::StrFormat(
           "one of %d states that rise in straight lines with the range and nothing tells them "
           "apart: %s, but not in its own calls",
-          info != nullptr && info->kind == AccumulatorKind::kHostFunction ? hosts : states, where);
+          info.kind == AccumulatorKind::kHostFunction ? hosts : states, where);
     }
   }
 }
 
-Explanation Explain(const RangeReport& range, const Accumulator& candidate,
+Explanation Explain(const RangeView& range, const CandidateView& candidate,
                     const Thresholds& thresholds) {
   std::vector<Explanation> e{Measure(range, candidate, thresholds)};
-  GradeRange(range, {&candidate}, &e);
+  GradeRange(range, {candidate}, &e);
   return e[0];
 }
 

@@ -6,9 +6,27 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "report/report.h"
+#include "series/series.h"
 
 namespace cuclimb::analysis {
+
+// A trend test over a Series after the warm-up cut (detect/trend.h says how each is computed).
+struct Trend {
+  bool tested = false;             // false when fewer than min_iterations remain after warm-up
+  int64_t warmup = 0;              // iterations [0, warmup) are excluded from the test
+  int64_t n = 0;                   // points tested (after the cut; binned when very long)
+  double first = 0;                // robust level: median of the first 10 % (≥ 3) tested points
+  double last = 0;                 // median of the last 10 % (≥ 3)
+  double change_pct = 0;           // 100 (last − first) / |first|; 0 when first is 0
+  double slope_per_iter = 0;       // Theil–Sen slope, in the series' unit per iteration
+  double intercept = 0;            // Theil–Sen intercept at iteration `warmup`
+  double tail_slope_per_iter = 0;  // Theil–Sen slope over the last third (is growth still on?)
+  double mk_z = 0;                 // Mann–Kendall Z (tie-corrected, continuity-corrected)
+  double p_value = 1;              // two-sided Mann–Kendall p-value
+  double tau = 0;                  // Kendall's tau against the iteration index
+  bool rising = false;             // p < alpha and slope > 0
+  bool falling = false;            // p < alpha and slope < 0
+};
 
 struct TrendOptions {
   double alpha = 0.01;

@@ -14,26 +14,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "detect/accumulator_kind.h"
 #include "report/html_data.h"
 
 namespace cuclimb::analysis {
 namespace {
 
+// The accumulator kinds (detect/accumulator_kind.h) and the gates over all of them.
 const std::set<std::string>& Kinds() {
-  static const std::set<std::string> kinds = {"device_allocations",
-                                              "pinned_allocations",
-                                              "managed_allocations",
-                                              "vmm_mappings",
-                                              "pool_reserved",
-                                              "streams",
-                                              "events",
-                                              "modules",
-                                              "graphs",
-                                              "nvtx_regions",
-                                              "host_function",
-                                              "any",
-                                              "live_bytes",
-                                              "live_handles"};
+  static const std::set<std::string> kinds = [] {
+    std::set<std::string> k = {"any", "live_bytes", "live_handles"};
+    for (const AccumulatorKindInfo& info : kAccumulatorKinds) k.insert(info.name);
+    return k;
+  }();
   return kinds;
 }
 
@@ -108,8 +101,8 @@ absl::StatusOr<GrowthLimit> ParseGrowthLimit(std::string_view text) {
   }
   if (g.kind == "live_bytes")
     g.bytes = true;
-  if (g.bytes && (g.kind == "live_handles" || g.kind == "streams" || g.kind == "events" ||
-                  g.kind == "modules" || g.kind == "graphs" || g.kind == "host_function")) {
+  const auto kind = AccumulatorKindNamed(g.kind);
+  if (g.bytes && (g.kind == "live_handles" || (kind && !HasBytes(Info(*kind))))) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-growth ", g.text, ": ", g.kind, " has no bytes"));
   }

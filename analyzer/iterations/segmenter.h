@@ -19,6 +19,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "iterations/choice.h"
+#include "iterations/iteration_span.h"
+#include "iterations/launch_period.h"
 #include "iterations/segment_stats.h"
 #include "report/report.h"
 #include "trace/reader.h"

@@ -19,29 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "detect/attribution.h"
+#include "detect/thresholds.h"
+#include "detect/trend.h"
+#include "iterations/iteration_span.h"
+#include "series/series.h"
+
 namespace cuclimb::analysis {
 
 inline constexpr char kReportSchema[] = "cuclimb.report/1";
-
-using Series = std::vector<double>;
-
-// A trend test over a Series after the warm-up cut (detect/trend.h says how each is computed).
-struct Trend {
-  bool tested = false;             // false when fewer than min_iterations remain after warm-up
-  int64_t warmup = 0;              // iterations [0, warmup) are excluded from the test
-  int64_t n = 0;                   // points tested (after the cut; binned when very long)
-  double first = 0;                // robust level: median of the first 10 % (≥ 3) tested points
-  double last = 0;                 // median of the last 10 % (≥ 3)
-  double change_pct = 0;           // 100 (last − first) / |first|; 0 when first is 0
-  double slope_per_iter = 0;       // Theil–Sen slope, in the series' unit per iteration
-  double intercept = 0;            // Theil–Sen intercept at iteration `warmup`
-  double tail_slope_per_iter = 0;  // Theil–Sen slope over the last third (is growth still on?)
-  double mk_z = 0;                 // Mann–Kendall Z (tie-corrected, continuity-corrected)
-  double p_value = 1;              // two-sided Mann–Kendall p-value
-  double tau = 0;                  // Kendall's tau against the iteration index
-  bool rising = false;             // p < alpha and slope > 0
-  bool falling = false;            // p < alpha and slope < 0
-};
 
 struct TraceInfo {
   std::string path;
@@ -80,11 +66,6 @@ struct ThreadInfo {
   std::string name;
   uint64_t events = 0;
   uint64_t cuda_calls = 0;  // api, launch, alloc, free, sync, copy, create, destroy, vmm
-};
-
-struct IterationSpan {
-  int64_t start_ns = 0, end_ns = 0;
-  int64_t payload = 0;  // NVTX payload of the boundary range or mark, when it had one
 };
 
 // An iteration source the choice weighed, and why it won or lost (report-schema.md).
@@ -142,34 +123,6 @@ struct Decomposition {
   std::vector<Component> by_api;         // host time inside CUDA calls, by API; by total desc
   std::vector<Component> by_sync;        // synchronization wait, by API
   std::vector<Component> by_kernel;      // GPU time of kernels launched inside the range
-};
-
-// Graded attribution verdicts, strongest first (detect/attribution.h, report-schema.md).
-inline constexpr char kExplains[] = "explains";               // the range follows its shape
-inline constexpr char kLikelyCause[] = "likely_cause";        // linear together; other evidence
-inline constexpr char kCorrelatedOnly[] = "correlated_only";  // rises with it, not its cause
-inline constexpr char kUnrelated[] = "unrelated";             // does not move with it
-
-// How much of a range's growth one candidate explains (detect/attribution.h).
-struct Explanation {
-  std::string range;
-  std::string verdict;   // kExplains | kLikelyCause | kCorrelatedOnly | kUnrelated
-  double share = 0;      // robust slope(range ~ candidate) × Δcandidate / Δrange, in [0, 1]
-  double r = 0;          // rank (Spearman) correlation of range and candidate
-  double r_index = 0;    // rank correlation of candidate with the iteration index
-  double partial_r = 0;  // rank correlation of range and candidate given the index
-  double partial_p = 1;
-  double separation = 0;  // how visible the candidate's own shape would be in the range
-  double lag = 0;         // iterations by which the range trails the candidate (best of 0..3)
-  // Evidence beyond the statistics, used when both are straight lines in the index:
-  bool onset_aligned = false;  // the candidate's growth and the range's climb start together
-  bool unique = false;         // the only accepted candidate that rises with this range
-  std::string mechanism;       // where the range's extra time sits: "calls" (the candidate's
-                               // API family), "host" (host code between calls), "" (elsewhere)
-  bool dose = false;           // ranks with different growth rates climb in proportion
-  std::vector<std::string> grounds;  // evidence behind the verdict: "shape", "onset",
-                                     // "unique", "mechanism", "dose" (in that order)
-  std::string reason;                // one sentence
 };
 
 // Why a range (or the run) climbs (analysis/causes.h, report-schema.md "Causes").
@@ -409,17 +362,6 @@ struct RankReport {
   std::vector<std::string> notes;  // caveats: partial trace, too few iterations, ...
   bool climbing = false;           // some range sets the verdict
   Cause cause;  // what the rank's verdict rests on (kind "" when flat and no drift)
-};
-
-struct Thresholds {
-  double alpha = 0.01;                 // Mann–Kendall significance
-  double min_climb_pct = 5;            // a range climbs when also ≥ this much first → last
-  double min_iteration_share_pct = 2;  // a climb is material from this share of the iteration
-  int64_t warmup = -1;                 // −1 = automatic
-  double max_warmup_share = 0.25;  // the automatic warm-up never cuts more (a note when it would)
-  int64_t min_iterations = 8;      // fewer tested points: no trend test
-  double min_share = 0.25;         // an accumulator "explains" a range from this share up
-  double min_separation = 1.0;     // shape test decides from this separation up (attribution.h)
 };
 
 // A rank the others wait for (analysis/straggler.h): its own work grows while, on the other

@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "report/report.h"
 #include "series/aggregates.h"
+#include "series/series.h"
 
 namespace cuclimb::analysis {
 
