@@ -24,6 +24,7 @@
 #include "analysis/assemble.h"
 #include "analysis/merge_ranks.h"
 #include "series/aggregator.h"
+#include "util/args.h"
 #include "util/cli.h"
 #include "util/status_macros.h"
 
@@ -96,16 +97,20 @@ void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int
 absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& choice,
                                 const trace::TraceReader& reader) {
   std::string seen;
+  std::vector<std::string> names;
   for (const SegmentCandidate& c : choice.candidates) {
     if (c.source != IterationSource::kRange && c.source != IterationSource::kMark)
       continue;
-    seen += absl::StrCat(seen.empty() ? "" : ", ", "\"", std::string(reader.Str(c.name)), "\" (",
-                         c.instances, ")");
+    names.emplace_back(reader.Str(c.name));
+    seen += absl::StrCat(seen.empty() ? "" : ", ", "\"", names.back(), "\" (", c.instances, ")");
   }
-  return util::UsageError(
-      absl::StrCat("--iteration \"", stats.user_name(), "\": no NVTX range or mark has that name",
-                   seen.empty() ? std::string("; the trace has no repeating range or mark")
-                                : absl::StrCat("; ranges and marks that repeat: ", seen)));
+  std::string message =
+      absl::StrCat("--iteration ", stats.user_name(), ": no NVTX range or mark has that name");
+  if (const std::string near = util::ClosestMatch(stats.user_name(), names); !near.empty())
+    absl::StrAppend(&message, "; did you mean '", near, "'?");
+  absl::StrAppend(&message, seen.empty() ? std::string("; the trace has no repeating range or mark")
+                                         : absl::StrCat("; ranges and marks that repeat: ", seen));
+  return util::UsageError(message);
 }
 
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
