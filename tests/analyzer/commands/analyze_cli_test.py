@@ -88,7 +88,7 @@ class AnalyzeCliTest(unittest.TestCase):
         out = self.path("r.json")
         r = run("analyze", self.golden("climb_cubecl.trace"), "--json", out, "--iteration", "P/stpe")
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn('--iteration "P/stpe": no NVTX range or mark has that name', r.stderr)
+        self.assertIn("--iteration P/stpe: no NVTX range or mark has that name; did you mean 'P/step'?", r.stderr)
         self.assertIn('"P/step" (', r.stderr)  # what the trace has instead
         self.assertFalse(os.path.exists(out))
 
