@@ -27,7 +27,8 @@
   X(kStacks, "CUCLIMB_STACKS", "stacks", "off|fp|unwind|python[,unwind]", "off",                   \
     "host call stack per allocation and handle, from the caller: frame-pointer walk (cheap, "      \
     "stops at code built without frame pointers) or full unwind (~1-5 us each); python adds the "  \
-    "Python frames (file, line, function) to fp or unwind")                                        \
+    "Python frames (file, line, function) to fp or unwind; cuclimb record picks python for a "     \
+    "Python program unless told")                                                                  \
   X(kStackDepth, "CUCLIMB_STACK_DEPTH", "stack-depth", "N", "32", "frames kept per stack (1-256)") \
   X(kSampleHz, "CUCLIMB_SAMPLE_HZ", "sample-hz", "HZ", "0",                                        \
     "host stack sampling of the threads that call CUDA, in samples per second per thread "         \

@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "commands/commands.h"
+#include "commands/python_program.h"
 #include "commands/record_outputs.h"
 #include "interposer/config.h"
 #include "interposer/config_options.h"
@@ -160,6 +161,19 @@ int RunRecord(const util::ParsedArgs& parsed_args) {
       return util::ReportError("record", util::UsageError(message));
     }
     env.emplace_back(info.env, value);
+  }
+
+  // Python programs get Python call stacks unless the user chose: an accumulator is then keyed
+  // by the line of the script that keeps it alive, not by the allocator's frames.
+  const char* stacks_env = std::getenv("CUCLIMB_STACKS");
+  if (!parsed->Has("stacks") && (stacks_env == nullptr || stacks_env[0] == '\0') &&
+      IsPythonProgram(program[0])) {
+    env.emplace_back("CUCLIMB_STACKS", "python");
+    if (!quiet) {
+      std::fprintf(stderr,
+                   "cuclimb record: a Python program: recording Python call stacks "
+                   "(--stacks off to turn them off)\n");
+    }
   }
 
   const std::string lib = FindLibrary(parsed->Get("lib"));

@@ -273,6 +273,26 @@ class Record(Base):
         self.assertEqual(r.stderr, "")
         self.assertEqual(self.traces(), ["q.trace"])
 
+    def test_python_programs_get_python_stacks_unless_told(self):
+        show = 'import os; print(os.environ.get("CUCLIMB_STACKS"))'
+        script = self.path("train.py")
+        with open(script, "w") as f:
+            f.write(f"#!/usr/bin/env {os.path.basename(sys.executable)}\n{show}\n")
+        os.chmod(script, 0o755)
+        for program in ([sys.executable, "-c", show], [script]):
+            r = self.record("-o", "p.trace", *program)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "python\n", program)
+            self.assertIn("recording Python call stacks", r.stderr)
+            r = self.record("-o", "p.trace", "--stacks", "fp", *program)  # the user's choice wins
+            self.assertEqual(r.stdout, "fp\n")
+            r = self.record("-o", "p.trace", *program, env={"CUCLIMB_STACKS": "off"})
+            self.assertEqual(r.stdout, "off\n")
+        # Not Python: a shell, and a script whose #! names another interpreter.
+        r = self.record("-o", "p.trace", "/bin/sh", "-c", 'echo "${CUCLIMB_STACKS-unset}"')
+        self.assertEqual(r.stdout, "unset\n")
+        self.assertNotIn("Python", r.stderr)
+
     def test_mistyped_option_before_the_program(self):
         r = self.record("--stack", "fp", "/bin/true")
         self.one_error_line(r, 2, "did you mean '--stacks'?")
