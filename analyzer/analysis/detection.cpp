@@ -209,7 +209,18 @@ void DetectAccumulators(Context& ctx, RankReport* report) {
     }
     r.explained_by = std::move(kept);
     if (r.climbing && r.explained_by.empty()) {
-      r.where_time_goes = absl::StrCat("not explained by any accumulator; ", r.where_time_goes);
+      // A likely cause is not an explanation, but the line must not deny it either.
+      std::string likely;
+      for (const Accumulator& acc : accepted) {
+        if (std::find(acc.likely_cause_of.begin(), acc.likely_cause_of.end(), r.name) !=
+            acc.likely_cause_of.end()) {
+          likely = acc.id;
+          break;
+        }
+      }
+      r.where_time_goes =
+          likely.empty() ? absl::StrCat("not explained by any accumulator; ", r.where_time_goes)
+                         : absl::StrCat("most likely caused by ", likely, "; ", r.where_time_goes);
     }
   }
   report->accumulators = std::move(accepted);
