@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hot-path cost of the recorder: Record() of a typical allocation event, InternString() of a
 // known name, InternStack() of a known 16-frame stack; and the writer's encode throughput.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 #include <benchmark/benchmark.h>
 
@@ -41,7 +41,8 @@ void StartOnce() {
     o.flush_interval_ms = 60'000;
     return StartRecorder(o);
   }();
-  if (!started) std::abort();
+  if (!started)
+    std::abort();
 }
 
 // Time per Record() of an allocation event built by the caller, the way a CUPTI callback does.
@@ -56,12 +57,16 @@ void BM_RecordAlloc(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kBurst);
-  state.counters["ns_per_event"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kBurst),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_event"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kBurst),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["dropped"] = static_cast<double>(dropped);
 }
-BENCHMARK(BM_RecordAlloc)->Iterations(64)->Repetitions(9)->ReportAggregatesOnly(true)->UseRealTime();
+BENCHMARK(BM_RecordAlloc)
+    ->Iterations(64)
+    ->Repetitions(9)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
 
 void BM_InternKnownString(benchmark::State& state) {
   StartOnce();

@@ -32,13 +32,17 @@ void BM_DecodeBinary(benchmark::State& state) {
     Event ev{};
     size_t n = 0;
     while ((*reader)->Next(&ev)) ++n;
-    if (n != events) state.SkipWithError("event count mismatch");
+    if (n != events)
+      state.SkipWithError("event count mismatch");
     benchmark::DoNotOptimize(n);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(events));
   state.counters["bytes_per_event"] = static_cast<double>(bytes.size()) / events;
 }
-BENCHMARK(BM_DecodeBinary)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(BM_DecodeBinary)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 void BM_EncodeBinary(benchmark::State& state) {
   testing::TrainingLoopShape shape;
@@ -47,7 +51,10 @@ void BM_EncodeBinary(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(b.ToBinary(true, 3, 512u << 10));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(b.events().size()));
 }
-BENCHMARK(BM_EncodeBinary)->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true);
+BENCHMARK(BM_EncodeBinary)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 }  // namespace cuclimb::trace

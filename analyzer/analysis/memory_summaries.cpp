@@ -104,7 +104,8 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
     wall_ms += (static_cast<double>(s.end_ns) - static_cast<double>(s.start_ns)) * 1e-6;
   if (wall_ms <= 0)
     wall_ms = (static_cast<double>(report->trace.last_ts_ns) -
-               static_cast<double>(report->trace.first_ts_ns)) * 1e-6;
+               static_cast<double>(report->trace.first_ts_ns)) *
+              1e-6;
   o.self_pct_of_wall = wall_ms > 0 ? 100.0 * o.self_ms_total / wall_ms : 0;
   o.dropped = ctx.in.reader->trailer() ? ctx.in.reader->trailer()->value : 0;
   for (const auto& [reason, count] : a.drops_by_reason) o.drops_by_reason[ctx.Str(reason)] += count;

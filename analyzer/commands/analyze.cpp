@@ -11,7 +11,6 @@
 #include "absl/strings/str_format.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
-#include "commands/iteration_choice.h"
 #include "commands/jobs_option.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
@@ -149,8 +148,6 @@ int RunAnalyze(const util::ParsedArgs& parsed) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("analyze", report.status());
-  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
-    return util::ReportError("analyze", s);
   if (!json_path.empty()) {
     auto json = analysis::ToJson(*report);
     if (!json.ok())
@@ -162,14 +159,17 @@ int RunAnalyze(const util::ParsedArgs& parsed) {
   const std::string html_path = args->Get("html");
   if (!html_path.empty()) {
     auto html = analysis::ToHtml(*report);
-    if (!html.ok()) return util::ReportError("analyze", util::OutputError(html.status()));
-    if (absl::Status s = util::WriteFile(html_path, *html); !s.ok()) return util::ReportError("analyze", s);
+    if (!html.ok())
+      return util::ReportError("analyze", util::OutputError(html.status()));
+    if (absl::Status s = util::WriteFile(html_path, *html); !s.ok())
+      return util::ReportError("analyze", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
     analysis::TextOptions text;
     text.verbose = args->Has("verbose");
     text.html_path = html_path;
-    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report, text), true));
+    if (absl::Status s =
+            util::WriteFile("-", util::TerminalSafe(analysis::ToText(*report, text), true));
         !s.ok()) {
       return util::ReportError("analyze", s);
     }

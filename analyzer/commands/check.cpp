@@ -11,7 +11,6 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
-#include "commands/iteration_choice.h"
 #include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
@@ -103,8 +102,6 @@ int RunCheck(const util::ParsedArgs& parsed) {
   bar.Clear();
   if (!report.ok())
     return util::ReportError("check", report.status());
-  if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
-    return util::ReportError("check", s);
   analysis::CheckResult result = analysis::RunCheck(*report, limits);
   // A cut or damaged trace is refused before any finding: the missing part could hold anything.
   if (report->partial && !args->Has("allow-partial") && result.inconclusive.empty()) {

@@ -27,14 +27,14 @@ constexpr char kDescription[] =
 
 constexpr size_t kFlushBytes = 1u << 20;
 
-absl::Status Convert(trace::TraceReader& reader, bool to_binary, int level,
-                     util::OutputFile& out) {
+absl::Status Convert(trace::TraceReader& reader, bool to_binary, int level, util::OutputFile& out) {
   trace::Event ev{};
   if (to_binary) {
     trace::BinaryTraceWriter writer(
         reader.header(), [&out](std::string_view b) { return out.Write(b); }, level);
     while (reader.Next(&ev)) {
-      if (absl::Status s = writer.Add(ev, reader.strings(), reader.stacks()); !s.ok()) return s;
+      if (absl::Status s = writer.Add(ev, reader.strings(), reader.stacks()); !s.ok())
+        return s;
     }
     if (reader.trailer()) {
       const trace::Event& t = *reader.trailer();
@@ -47,7 +47,8 @@ absl::Status Convert(trace::TraceReader& reader, bool to_binary, int level,
   while (reader.Next(&ev)) {
     trace::AppendEventLine(ev, reader.strings(), reader.stacks(), &buffer);
     if (buffer.size() >= kFlushBytes) {
-      if (absl::Status s = out.Write(buffer); !s.ok()) return s;
+      if (absl::Status s = out.Write(buffer); !s.ok())
+        return s;
       buffer.clear();
     }
   }
@@ -65,7 +66,8 @@ int RunConvert(const util::ParsedArgs& parsed) {
   }
   auto level = args->GetInt("level", 3);
   if (!level.ok() || *level < 1 || *level > 19) {
-    return util::ReportError("convert", util::UsageError("--level must be an integer from 1 to 19"));
+    return util::ReportError("convert",
+                             util::UsageError("--level must be an integer from 1 to 19"));
   }
   const std::string to = args->Get("to");
   if (!to.empty() && to != "binary" && to != "jsonl") {
@@ -73,14 +75,18 @@ int RunConvert(const util::ParsedArgs& parsed) {
   }
   util::ProtectInputs({args->positionals[0]});  // `convert run.trace run.trace` destroyed it
   auto reader = trace::TraceReader::Open(args->positionals[0]);
-  if (!reader.ok()) return util::ReportError("convert", reader.status());
+  if (!reader.ok())
+    return util::ReportError("convert", reader.status());
   const bool to_binary =
       to.empty() ? (*reader)->header().form == trace::TraceForm::kJsonLines : to == "binary";
   auto out = util::OutputFile::Open(args->positionals[1], util::OutputKind::kTrace);
-  if (!out.ok()) return util::ReportError("convert", out.status());
+  if (!out.ok())
+    return util::ReportError("convert", out.status());
   absl::Status s = Convert(**reader, to_binary, static_cast<int>(*level), **out);
-  if (s.ok()) s = (*out)->Close();
-  if (!s.ok()) return util::ReportError("convert", s);
+  if (s.ok())
+    s = (*out)->Close();
+  if (!s.ok())
+    return util::ReportError("convert", s);
   const trace::ReadStatus& rs = (*reader)->status();
   if (rs.partial()) {
     std::fprintf(stderr, "cuclimb convert: %s: %s; converted the %llu events before it\n",

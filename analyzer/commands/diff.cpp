@@ -10,7 +10,6 @@
 #include "analysis/analyze.h"
 #include "commands/call_site_options.h"
 #include "commands/commands.h"
-#include "commands/iteration_choice.h"
 #include "commands/jobs_option.h"
 #include "commands/progress.h"
 #include "util/args.h"
@@ -99,8 +98,6 @@ int RunDiff(const util::ParsedArgs& parsed) {
     bar.Clear();
     if (!report.ok())
       return util::ReportError("diff", report.status());
-    if (absl::Status s = CheckIterationChoice(*report, options.iteration); !s.ok())
-      return util::ReportError("diff", s);
     partial |= report->partial;
     reports[i] = *std::move(report);
   }
@@ -120,7 +117,8 @@ int RunDiff(const util::ParsedArgs& parsed) {
       return util::ReportError("diff", s);
   }
   if (!quiet && json_path != "-" && html_path != "-") {
-    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::DiffToText(diff), true)); !s.ok())
+    if (absl::Status s = util::WriteFile("-", util::TerminalSafe(analysis::DiffToText(diff), true));
+        !s.ok())
       return util::ReportError("diff", s);
   }
   // Damage first: a cut trace's verdict is unreliable either way, so a gate neither passes nor

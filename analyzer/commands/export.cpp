@@ -10,7 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "analysis/analyze.h"
 #include "commands/commands.h"
-#include "commands/iteration_choice.h"
 #include "commands/progress.h"
 #include "report/gzip_stream.h"
 #include "report/perfetto_export.h"
@@ -95,10 +94,6 @@ int RunExport(const util::ParsedArgs& parsed) {
   if (!report.ok()) {
     bar.Clear();
     return util::ReportError("export", report.status());
-  }
-  if (absl::Status s = CheckIterationChoice(*report, ao.iteration); !s.ok()) {
-    bar.Clear();
-    return util::ReportError("export", s);
   }
   auto reader = trace::TraceReader::Open(path);
   if (!reader.ok()) {

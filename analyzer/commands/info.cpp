@@ -30,21 +30,30 @@ constexpr char kDescription[] =
 
 const char* StopName(trace::StopReason r) {
   switch (r) {
-    case trace::StopReason::kComplete: return "complete";
-    case trace::StopReason::kNoTrailer: return "no_trailer";
-    case trace::StopReason::kTruncated: return "truncated";
-    case trace::StopReason::kCorrupt: return "corrupt";
-    case trace::StopReason::kReading: break;
+    case trace::StopReason::kComplete:
+      return "complete";
+    case trace::StopReason::kNoTrailer:
+      return "no_trailer";
+    case trace::StopReason::kTruncated:
+      return "truncated";
+    case trace::StopReason::kCorrupt:
+      return "corrupt";
+    case trace::StopReason::kReading:
+      break;
   }
   return "reading";
 }
 
 const char* ClockName(format::ClockId c) {
   switch (c) {
-    case format::ClockId::kMonotonic: return "monotonic";
-    case format::ClockId::kMonotonicRaw: return "monotonic_raw";
-    case format::ClockId::kSynthetic: return "synthetic";
-    case format::ClockId::kUnknown: break;
+    case format::ClockId::kMonotonic:
+      return "monotonic";
+    case format::ClockId::kMonotonicRaw:
+      return "monotonic_raw";
+    case format::ClockId::kSynthetic:
+      return "synthetic";
+    case format::ClockId::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -70,8 +79,10 @@ Summary Summarize(trace::TraceReader& reader) {
       drops = util::SaturatingAdd(drops, ev.value);
     } else if (ev.type == trace::EventType::kProcess && s.process.is_null()) {
       s.process = {{"pid", ev.value}, {"cmd", reader.Str(ev.name)}, {"host", reader.Str(ev.text)}};
-      if (ev.size != 0) s.process["driver"] = ev.size;
-      if (ev.aux != 0) s.process["cupti"] = ev.aux;
+      if (ev.size != 0)
+        s.process["driver"] = ev.size;
+      if (ev.aux != 0)
+        s.process["cupti"] = ev.aux;
     } else if (ev.type == trace::EventType::kDevice) {
       s.devices.push_back({{"device", ev.device},
                            {"name", reader.Str(ev.name)},
@@ -87,7 +98,8 @@ nlohmann::json ToJson(const std::string& path, trace::TraceReader& reader, const
   const trace::ReadStatus& rs = reader.status();
   nlohmann::json counts = nlohmann::json::object();
   for (int t = 1; t < static_cast<int>(trace::EventType::kCount); ++t) {
-    if (s.counts[t] > 0) counts[format::kEventSchema[t].json] = s.counts[t];
+    if (s.counts[t] > 0)
+      counts[format::kEventSchema[t].json] = s.counts[t];
   }
   int64_t dropped = reader.trailer() ? reader.trailer()->value : 0;
   nlohmann::json j = {
@@ -128,9 +140,9 @@ std::string FormatText(const nlohmann::json& j) {
   absl::StrAppend(&out, absl::StrFormat("status    %s\n", str(j["status_message"])));
   if (!j["process"].is_null()) {
     const std::string host = str(j["process"]["host"]);
-    absl::StrAppend(&out, absl::StrFormat("process   pid %d \"%s\"%s\n",
-                                          j["process"]["pid"].get<int64_t>(),
-                                          str(j["process"]["cmd"]), host.empty() ? "" : " on " + host));
+    absl::StrAppend(
+        &out, absl::StrFormat("process   pid %d \"%s\"%s\n", j["process"]["pid"].get<int64_t>(),
+                              str(j["process"]["cmd"]), host.empty() ? "" : " on " + host));
   }
   for (const auto& d : j["devices"]) {
     absl::StrAppend(&out, absl::StrFormat("device    %d: %s %s, %.1f GiB\n", d["device"].get<int>(),
@@ -164,7 +176,8 @@ int RunInfo(const util::ParsedArgs& parsed) {
   }
   const std::string& path = args->positionals[0];
   auto reader = trace::TraceReader::Open(path);
-  if (!reader.ok()) return util::ReportError("info", reader.status());
+  if (!reader.ok())
+    return util::ReportError("info", reader.status());
   const Summary s = Summarize(**reader);
   const nlohmann::json j = ToJson(path, **reader, s);
   const std::string json_path = args->Get("json");

@@ -63,7 +63,8 @@ void Boundaries::Advance(const trace::Event& ev) {
           open_ = true;
           Start(ev.ts, ev.value);
         }
-        if (stack.size() > kMaxDepth) stack.erase(stack.begin());
+        if (stack.size() > kMaxDepth)
+          stack.erase(stack.begin());
       } else if (ev.type == EventType::kPop) {
         std::vector<bool>& stack = stacks_[ev.domain];
         if (!stack.empty()) {

@@ -195,7 +195,8 @@ class Aggregator {
     return corr != 0 && callback_corr_[corr & (kCallbackWindow - 1)] == corr;
   }
   void NoteCallback(uint64_t corr) {
-    if (corr != 0) callback_corr_[corr & (kCallbackWindow - 1)] = corr;
+    if (corr != 0)
+      callback_corr_[corr & (kCallbackWindow - 1)] = corr;
   }
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
 

@@ -78,7 +78,8 @@ void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
     ++a_.activity_duplicates;
     return;
   }
-  if (!activity) NoteCallback(ev.corr);
+  if (!activity)
+    NoteCallback(ev.corr);
   const uint8_t kind = ev.kind < static_cast<uint8_t>(format::MemoryKind::kCount) ? ev.kind : 0;
   const uint32_t key = AllocKeyIndex(kind, ev.size, ev.api, ev.stack);
   LiveAlloc live{ev.size, ++a_.alloc_serial, ev.ts, key, slot, ev.corr, activity};
@@ -107,7 +108,8 @@ void Aggregator::OnAlloc(const Event& ev, uint32_t slot) {
   SlotAdd(s.allocs, slot, 1);
   SlotAdd(s.alloc_bytes, slot, static_cast<double>(ev.size));
   a_.live_bytes = util::SaturatingAdd(a_.live_bytes, util::SaturatingInt64(ev.size));
-  a_.live_by_kind[kind] = util::SaturatingAdd(a_.live_by_kind[kind], util::SaturatingInt64(ev.size));
+  a_.live_by_kind[kind] =
+      util::SaturatingAdd(a_.live_by_kind[kind], util::SaturatingInt64(ev.size));
   a_.peak_by_kind[kind] = std::max(a_.peak_by_kind[kind], a_.live_by_kind[kind]);
   SlotMax(a_.peak_per_slot, slot, static_cast<double>(a_.live_bytes));
   if (a_.live_bytes > a_.peak_bytes) {
@@ -122,7 +124,8 @@ void Aggregator::OnFree(const Event& ev, uint32_t slot) {
     ++a_.activity_duplicates;
     return;
   }
-  if (ev.tid != 0) NoteCallback(ev.corr);
+  if (ev.tid != 0)
+    NoteCallback(ev.corr);
   auto it = a_.live_allocs.find(ev.addr);
   if (it == a_.live_allocs.end()) {
     ++a_.unmatched_frees;  // allocated before recording started, or its record was dropped

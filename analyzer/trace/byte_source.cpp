@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
@@ -17,8 +16,10 @@ absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& 
   if (f == nullptr) {
     const int err = errno;
     const std::string msg = absl::StrCat(path, ": ", std::strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(msg);
-    if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(msg);
+    if (err == ENOENT)
+      return absl::NotFoundError(msg);
+    if (err == EACCES || err == EPERM)
+      return absl::PermissionDeniedError(msg);
     return absl::UnavailableError(msg);
   }
   struct stat st {};
@@ -31,9 +32,13 @@ absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& 
   return std::unique_ptr<FileSource>(new FileSource(f, S_ISREG(st.st_mode) ? st.st_size : 0));
 }
 
-FileSource::~FileSource() { std::fclose(file_); }
+FileSource::~FileSource() {
+  std::fclose(file_);
+}
 
-size_t FileSource::Read(void* out, size_t n) { return std::fread(out, 1, n, file_); }
+size_t FileSource::Read(void* out, size_t n) {
+  return std::fread(out, 1, n, file_);
+}
 
 size_t MemorySource::Read(void* out, size_t n) {
   const size_t k = std::min(n, bytes_.size() - pos_);

@@ -23,13 +23,15 @@ constexpr size_t kReadBytes = 1u << 20;
 // Looks up an event type by its "ev" name.
 int TypeByName(std::string_view name) {
   for (uint8_t t = 1; t < static_cast<uint8_t>(EventType::kCount); ++t) {
-    if (name == format::kEventSchema[t].json) return t;
+    if (name == format::kEventSchema[t].json)
+      return t;
   }
   return -1;
 }
 
 bool ParseHexString(const std::string& s, uint64_t* out) {
-  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+    return false;
   const char* begin = s.data() + 2;
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(begin, end, *out, 16);
@@ -82,13 +84,16 @@ bool JsonLinesReader::ReadLine() {
   line_offset_ = bytes_consumed_;
   for (;;) {
     if (buffer_pos_ == buffer_.size()) {
-      if (source_done_) return !line_.empty();
+      if (source_done_)
+        return !line_.empty();
       buffer_.resize(kReadBytes);
       const size_t n = source_->Read(buffer_.data(), buffer_.size());
       buffer_.resize(n);
       buffer_pos_ = 0;
-      if (n < kReadBytes) source_done_ = true;
-      if (n == 0) return !line_.empty();
+      if (n < kReadBytes)
+        source_done_ = true;
+      if (n == 0)
+        return !line_.empty();
     }
     const char* start = buffer_.data() + buffer_pos_;
     const size_t avail = buffer_.size() - buffer_pos_;
@@ -96,7 +101,8 @@ bool JsonLinesReader::ReadLine() {
     const size_t take = nl ? static_cast<const char*>(nl) - start : avail;
     if (line_.size() + take > kMaxLineBytes) {
       line_.clear();
-      return Fail(StopReason::kCorrupt, absl::StrFormat("line longer than %d bytes", kMaxLineBytes));
+      return Fail(StopReason::kCorrupt,
+                  absl::StrFormat("line longer than %d bytes", kMaxLineBytes));
     }
     line_.append(start, take);
     buffer_pos_ += take + (nl ? 1 : 0);
@@ -120,7 +126,8 @@ absl::Status JsonLinesReader::Start() {
   // Read the header line if there is one; otherwise leave the first line for Next().
   while (ReadLine()) {
     ++line_number_;
-    if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line_.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
     json j = json::parse(line_, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
       return absl::InvalidArgumentError("not a cuclimb trace: the first line is not a JSON object");
@@ -140,14 +147,15 @@ absl::Status JsonLinesReader::Start() {
         return absl::InvalidArgumentError(absl::StrCat("header: bad format version '", v, "'"));
       }
       if (major != format::kFormatMajor) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "trace format %d.%d is not readable by this cuclimb (reads %d.x)", major, minor,
-            format::kFormatMajor));
+        return absl::FailedPreconditionError(
+            absl::StrFormat("trace format %d.%d is not readable by this cuclimb (reads %d.x)",
+                            major, minor, format::kFormatMajor));
       }
       header_.format_major = static_cast<uint16_t>(major);
       header_.format_minor = static_cast<uint16_t>(minor);
     }
-    if (auto f = j.find("producer"); f != j.end() && f->is_string()) header_.producer = *f;
+    if (auto f = j.find("producer"); f != j.end() && f->is_string())
+      header_.producer = *f;
     if (auto f = j.find("clock"); f != j.end() && f->is_string()) {
       const std::string c = *f;
       header_.clock = c == "monotonic"       ? format::ClockId::kMonotonic
@@ -168,13 +176,15 @@ absl::Status JsonLinesReader::Start() {
 }
 
 bool JsonLinesReader::Next(Event* ev) {
-  if (status_.reason != StopReason::kReading) return false;
+  if (status_.reason != StopReason::kReading)
+    return false;
   for (;;) {
     if (pending_line_) {
       pending_line_ = false;
     } else {
       if (!ReadLine()) {
-        if (status_.reason != StopReason::kReading) return false;
+        if (status_.reason != StopReason::kReading)
+          return false;
         status_.reason = trailer_ ? StopReason::kComplete : StopReason::kNoTrailer;
         status_.offset = bytes_consumed_;
         status_.message = trailer_ ? "complete" : "no trailer line: the producer did not finish";
@@ -182,16 +192,20 @@ bool JsonLinesReader::Next(Event* ev) {
       }
       ++line_number_;
     }
-    if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (trailer_) return Fail(StopReason::kCorrupt, "event after the trailer line");
+    if (line_.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    if (trailer_)
+      return Fail(StopReason::kCorrupt, "event after the trailer line");
     json j = json::parse(line_, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
       // An unterminated last line that does not parse is a cut file, not a corrupt one.
-      return Fail(line_terminated_ ? StopReason::kCorrupt : StopReason::kTruncated,
-                  line_terminated_ ? "not a JSON object" : "truncated: the last line is incomplete");
+      return Fail(
+          line_terminated_ ? StopReason::kCorrupt : StopReason::kTruncated,
+          line_terminated_ ? "not a JSON object" : "truncated: the last line is incomplete");
     }
     auto ev_name = j.find("ev");
-    if (ev_name == j.end() || !ev_name->is_string()) return Fail(StopReason::kCorrupt, "no \"ev\"");
+    if (ev_name == j.end() || !ev_name->is_string())
+      return Fail(StopReason::kCorrupt, "no \"ev\"");
     const std::string type_name = *ev_name;
     const int type = TypeByName(type_name);
     if (type < 0) {
@@ -203,7 +217,8 @@ bool JsonLinesReader::Next(Event* ev) {
     static_assert(sizeof(present) * 8 >= 32, "a schema has at most 32 fields");
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string& key = it.key();
-      if (key == "ev") continue;
+      if (key == "ev")
+        continue;
       const FieldSpec* f = nullptr;
       for (uint8_t i = 0; i < spec.field_count; ++i) {
         if (key == spec.fields[i].json) {
@@ -217,8 +232,8 @@ bool JsonLinesReader::Next(Event* ev) {
       }
       const json& val = it.value();
       auto bad = [&](const char* expected) {
-        return Fail(StopReason::kCorrupt, absl::StrCat("field '", key, "' of '", type_name,
-                                                       "' must be ", expected));
+        return Fail(StopReason::kCorrupt,
+                    absl::StrCat("field '", key, "' of '", type_name, "' must be ", expected));
       };
       uint64_t v = 0;
       // The slot must hold the value as given: "tid": 4294967297 must not become thread 1.
@@ -232,29 +247,36 @@ bool JsonLinesReader::Next(Event* ev) {
         case Coding::kSInt:
         case Coding::kDelta:
         case Coding::kDevice:
-          if (!val.is_number_integer()) return bad("an integer");
+          if (!val.is_number_integer())
+            return bad("an integer");
           if (!GetFieldInteger(val, f->coding, &v) || !set(v))
             return bad("an integer in range");
           break;
         case Coding::kHex:
           if (val.is_string()) {
-            if (!ParseHexString(val.get<std::string>(), &v)) return bad("a \"0x...\" hex string");
+            if (!ParseHexString(val.get<std::string>(), &v))
+              return bad("a \"0x...\" hex string");
           } else if (!GetFieldInteger(val, f->coding, &v)) {
             return bad("a \"0x...\" hex string");
           }
-          if (!set(v)) return bad("a value in range");
+          if (!set(v))
+            return bad("a value in range");
           break;
         case Coding::kString:
-          if (!val.is_string()) return bad("a string");
+          if (!val.is_string())
+            return bad("a string");
           format::SetSlot(ev, f->slot, strings_.Intern(val.get<std::string>()));
           break;
         case Coding::kStack: {
-          if (!val.is_array()) return bad("a list of frame strings");
-          if (val.size() > format::kMaxStackFrames) return bad("at most 256 frames");
+          if (!val.is_array())
+            return bad("a list of frame strings");
+          if (val.size() > format::kMaxStackFrames)
+            return bad("at most 256 frames");
           std::vector<uint64_t> frames;
           frames.reserve(val.size());
           for (const json& fr : val) {
-            if (!fr.is_string()) return bad("a list of frame strings");
+            if (!fr.is_string())
+              return bad("a list of frame strings");
             const std::string s = fr.get<std::string>();
             // A frame word holds a return address of 63 bits (the lowest tags string frames):
             // larger "0x..." text stays text rather than losing its top bit.
@@ -266,12 +288,14 @@ bool JsonLinesReader::Next(Event* ev) {
           break;
         }
         case Coding::kEnum: {
-          if (!val.is_string()) return bad("a string");
+          if (!val.is_string())
+            return bad("a string");
           const auto names = format::NamesOf(static_cast<format::EnumKind>(spec.enum_kind));
           const std::string s = val.get<std::string>();
           int found = -1;
           for (uint8_t k = 0; k < names.count; ++k) {
-            if (s == names.names[k]) found = k;
+            if (s == names.names[k])
+              found = k;
           }
           if (found < 0) {
             return Fail(StopReason::kCorrupt,
@@ -281,7 +305,8 @@ bool JsonLinesReader::Next(Event* ev) {
           break;
         }
         case Coding::kDims: {
-          if (!val.is_array() || val.size() != 3) return bad("[x, y, z]");
+          if (!val.is_array() || val.size() != 3)
+            return bad("[x, y, z]");
           uint32_t* d = format::DimsOf(ev, f->slot);
           for (int k = 0; k < 3; ++k) {
             if (!val[k].is_number_unsigned() || val[k].get<uint64_t>() > UINT32_MAX)

@@ -35,7 +35,8 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   size_t len;
   uint32_t cp;
-  if (b0 < 0x80) return 1;
+  if (b0 < 0x80)
+    return 1;
   if ((b0 & 0xe0) == 0xc0) {
     len = 2;
     cp = b0 & 0x1f;
@@ -48,14 +49,17 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   } else {
     return 0;
   }
-  if (i + len > s.size()) return 0;
+  if (i + len > s.size())
+    return 0;
   for (size_t k = 1; k < len; ++k) {
     const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xc0) != 0x80) return 0;
+    if ((b & 0xc0) != 0x80)
+      return 0;
     cp = (cp << 6) | (b & 0x3f);
   }
   static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
   return len;
 }
 
@@ -80,12 +84,28 @@ void AppendJsonString(std::string_view s, std::string* out) {
       continue;
     }
     switch (c) {
-      case '"': out->append("\\\""); ++i; continue;
-      case '\\': out->append("\\\\"); ++i; continue;
-      case '\n': out->append("\\n"); ++i; continue;
-      case '\t': out->append("\\t"); ++i; continue;
-      case '\r': out->append("\\r"); ++i; continue;
-      default: break;
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      default:
+        break;
     }
     if (u < 0x20) {
       char buf[8];
@@ -133,7 +153,8 @@ void AppendEventLine(const Event& ev, const StringTable& strings, const StackTab
   out->push_back('"');
   for (uint8_t i = 0; i < spec.field_count; ++i) {
     const FieldSpec& f = spec.fields[i];
-    if (!f.always && format::IsAbsent(ev, f)) continue;
+    if (!f.always && format::IsAbsent(ev, f))
+      continue;
     out->append(",\"");
     out->append(f.json);
     out->append("\":");
@@ -158,7 +179,8 @@ void AppendEventLine(const Event& ev, const StringTable& strings, const StackTab
         out->push_back('[');
         bool first = true;
         for (uint64_t frame : stacks.Get(static_cast<uint32_t>(v))) {
-          if (!first) out->push_back(',');
+          if (!first)
+            out->push_back(',');
           first = false;
           AppendFrame(frame, strings, out);
         }

@@ -25,7 +25,8 @@ class PrefixedSource : public ByteSource {
       std::memcpy(out, prefix_.data() + pos_, k);
       pos_ += k;
     }
-    if (k < n) k += inner_->Read(static_cast<char*>(out) + k, n - k);
+    if (k < n)
+      k += inner_->Read(static_cast<char*>(out) + k, n - k);
     return k;
   }
   uint64_t size() const override { return inner_->size(); }
@@ -39,7 +40,8 @@ class PrefixedSource : public ByteSource {
 absl::StatusOr<std::unique_ptr<TraceReader>> OpenSource(std::unique_ptr<ByteSource> source) {
   std::string prefix(sizeof(format::kMagic), '\0');
   prefix.resize(source->Read(prefix.data(), prefix.size()));
-  if (prefix.empty()) return absl::InvalidArgumentError("not a cuclimb trace: the file is empty");
+  if (prefix.empty())
+    return absl::InvalidArgumentError("not a cuclimb trace: the file is empty");
   const bool binary = prefix.size() == sizeof(format::kMagic) &&
                       std::memcmp(prefix.data(), format::kMagic, sizeof(format::kMagic)) == 0;
   const size_t first = prefix.find_first_not_of(" \t\r\n");
@@ -48,29 +50,33 @@ absl::StatusOr<std::unique_ptr<TraceReader>> OpenSource(std::unique_ptr<ByteSour
   auto wrapped = std::make_unique<PrefixedSource>(prefix, std::move(source));
   if (binary) {
     auto reader = std::make_unique<BinaryReader>(std::move(wrapped));
-    if (absl::Status s = reader->Start(); !s.ok()) return s;
+    if (absl::Status s = reader->Start(); !s.ok())
+      return s;
     return std::unique_ptr<TraceReader>(std::move(reader));
   }
   if (json || all_space) {  // leading blank lines: let the JSON reader look further
     auto reader = std::make_unique<JsonLinesReader>(std::move(wrapped));
-    if (absl::Status s = reader->Start(); !s.ok()) return s;
+    if (absl::Status s = reader->Start(); !s.ok())
+      return s;
     return std::unique_ptr<TraceReader>(std::move(reader));
   }
   std::string shown;
   for (unsigned char c : prefix) shown += absl::StrFormat("%02x", c);
-  return absl::InvalidArgumentError(absl::StrCat(
-      "not a cuclimb trace: starts with bytes ", shown,
-      " (expected the binary magic \"CUCLIMB\\0\" or a JSON Lines object)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("not a cuclimb trace: starts with bytes ", shown,
+                   " (expected the binary magic \"CUCLIMB\\0\" or a JSON Lines object)"));
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
   auto source = FileSource::Open(path);
-  if (!source.ok()) return source.status();
+  if (!source.ok())
+    return source.status();
   auto reader = OpenSource(std::move(source).value());
   if (!reader.ok()) {
-    return absl::Status(reader.status().code(), absl::StrCat(path, ": ", reader.status().message()));
+    return absl::Status(reader.status().code(),
+                        absl::StrCat(path, ": ", reader.status().message()));
   }
   return reader;
 }

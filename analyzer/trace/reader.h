@@ -35,22 +35,24 @@ struct TraceHeader {
 };
 
 enum class StopReason {
-  kReading,         // not at the end yet
-  kComplete,        // the trailer was read: the producer finished cleanly
-  kNoTrailer,       // ended at a clean boundary without a trailer (producer killed, or JSON)
-  kTruncated,       // ended inside a chunk or line: the file was cut
-  kCorrupt,         // bad checksum, length, id or encoding
+  kReading,    // not at the end yet
+  kComplete,   // the trailer was read: the producer finished cleanly
+  kNoTrailer,  // ended at a clean boundary without a trailer (producer killed, or JSON)
+  kTruncated,  // ended inside a chunk or line: the file was cut
+  kCorrupt,    // bad checksum, length, id or encoding
 };
 
 struct ReadStatus {
   StopReason reason = StopReason::kReading;
-  uint64_t offset = 0;      // byte offset where reading stopped (for kTruncated / kCorrupt)
-  std::string message;      // one line saying where and why
-  uint64_t events = 0;      // events delivered so far
-  uint64_t chunks = 0;      // complete chunks (binary) or lines (JSON Lines) read
+  uint64_t offset = 0;           // byte offset where reading stopped (for kTruncated / kCorrupt)
+  std::string message;           // one line saying where and why
+  uint64_t events = 0;           // events delivered so far
+  uint64_t chunks = 0;           // complete chunks (binary) or lines (JSON Lines) read
   uint64_t skipped_records = 0;  // records of types this reader does not know (newer minor)
 
-  bool partial() const { return reason == StopReason::kTruncated || reason == StopReason::kCorrupt; }
+  bool partial() const {
+    return reason == StopReason::kTruncated || reason == StopReason::kCorrupt;
+  }
 };
 
 class TraceReader {

@@ -5,17 +5,21 @@
 namespace cuclimb::trace {
 
 uint32_t StringTable::Intern(std::string_view s) {
-  if (s.empty()) return 0;
+  if (s.empty())
+    return 0;
   auto [it, inserted] = index_.try_emplace(std::string(s), static_cast<uint32_t>(strings_.size()));
-  if (inserted) strings_.emplace_back(s);
+  if (inserted)
+    strings_.emplace_back(s);
   return it->second;
 }
 
 uint32_t StackTable::Intern(absl::Span<const uint64_t> frames) {
-  if (frames.empty()) return 0;
+  if (frames.empty())
+    return 0;
   auto [it, inserted] = index_.try_emplace(std::vector<uint64_t>(frames.begin(), frames.end()),
                                            static_cast<uint32_t>(size()));
-  if (inserted) Define(frames);
+  if (inserted)
+    Define(frames);
   return it->second;
 }
 

@@ -40,10 +40,14 @@ class StringTable {
 // Stacks by id; id 0 is the empty stack. Frames are format::PcFrame/StringFrame words.
 class StackTable {
  public:
-  StackTable() { offsets_.push_back(0); offsets_.push_back(0); }
+  StackTable() {
+    offsets_.push_back(0);
+    offsets_.push_back(0);
+  }
 
   absl::Span<const uint64_t> Get(uint32_t id) const {
-    if (id + 1 >= offsets_.size()) return {};
+    if (id + 1 >= offsets_.size())
+      return {};
     return absl::MakeConstSpan(frames_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]);
   }
   bool Has(uint32_t id) const { return id + 1 < offsets_.size(); }

@@ -21,17 +21,22 @@ absl::Status WithKind(const absl::Status& status, const char* kind) {
 
 }  // namespace
 
-absl::Status OutputError(const absl::Status& status) { return WithKind(status, "output"); }
+absl::Status OutputError(const absl::Status& status) {
+  return WithKind(status, "output");
+}
 
 absl::Status UsageError(std::string message) {
   return WithKind(absl::InvalidArgumentError(std::move(message)), "usage");
 }
 
 int ExitCodeFor(const absl::Status& status) {
-  if (status.ok()) return kExitOk;
+  if (status.ok())
+    return kExitOk;
   if (auto kind = status.GetPayload(kKindPayload)) {
-    if (*kind == "output") return kExitOutput;
-    if (*kind == "usage") return kExitUsage;
+    if (*kind == "output")
+      return kExitOutput;
+    if (*kind == "usage")
+      return kExitUsage;
   }
   return kExitBadTrace;
 }
@@ -43,8 +48,10 @@ int ReportError(const std::string& command, const absl::Status& status) {
 
 absl::Status WriteFile(const std::string& path, std::string_view bytes) {
   auto file = OutputFile::Open(path);
-  if (!file.ok()) return file.status();
-  if (absl::Status s = (*file)->Write(bytes); !s.ok()) return s;
+  if (!file.ok())
+    return file.status();
+  if (absl::Status s = (*file)->Write(bytes); !s.ok())
+    return s;
   return (*file)->Close();
 }
 

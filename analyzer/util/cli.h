@@ -9,10 +9,10 @@
 namespace cuclimb::util {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;   // a gate the user asked for failed (cuclimb check)
-inline constexpr int kExitUsage = 2;      // bad flags or arguments
-inline constexpr int kExitBadTrace = 3;   // unreadable, corrupt or truncated input
-inline constexpr int kExitOutput = 4;     // an output could not be written
+inline constexpr int kExitFindings = 1;  // a gate the user asked for failed (cuclimb check)
+inline constexpr int kExitUsage = 2;     // bad flags or arguments
+inline constexpr int kExitBadTrace = 3;  // unreadable, corrupt or truncated input
+inline constexpr int kExitOutput = 4;    // an output could not be written
 
 // Marks a status as an output failure, so ExitCodeFor maps it to kExitOutput.
 absl::Status OutputError(const absl::Status& status);

@@ -50,7 +50,7 @@ uint32_t Crc32cPortable(uint32_t crc, const uint8_t* p, size_t n) {
 
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, const uint8_t* p,
-                                                           size_t n) {
+                                                          size_t n) {
   uint64_t c = crc;
   while (n >= 8) {
     uint64_t word;

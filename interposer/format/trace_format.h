@@ -113,10 +113,18 @@ inline constexpr uint8_t kDefStack = 0x71;   // body: varint id, varint count, c
 // A stack frame is varint((value << 1) | is_string): a return address, or a string id
 // (already symbolized frames, e.g. from a converted JSON Lines trace). Innermost first.
 
-constexpr uint64_t PcFrame(uint64_t return_address) { return return_address << 1; }
-constexpr uint64_t StringFrame(uint32_t string_id) { return (uint64_t{string_id} << 1) | 1; }
-constexpr bool IsStringFrame(uint64_t frame) { return (frame & 1) != 0; }
-constexpr uint64_t FrameValue(uint64_t frame) { return frame >> 1; }
+constexpr uint64_t PcFrame(uint64_t return_address) {
+  return return_address << 1;
+}
+constexpr uint64_t StringFrame(uint32_t string_id) {
+  return (uint64_t{string_id} << 1) | 1;
+}
+constexpr bool IsStringFrame(uint64_t frame) {
+  return (frame & 1) != 0;
+}
+constexpr uint64_t FrameValue(uint64_t frame) {
+  return frame >> 1;
+}
 
 // String id 0 and stack id 0 mean "none". Ids are assigned by the producer, dense from 1, and
 // defined before first use.
@@ -166,14 +174,14 @@ enum class EventType : uint8_t {
 // Memory kinds for alloc/free (slot `kind`).
 enum class MemoryKind : uint8_t {
   kUnknown = 0,
-  kDevice = 1,   // cuMemAlloc, cuMemAllocPitch
-  kPool = 2,     // stream-ordered: cuMemAllocAsync, cuMemAllocFromPoolAsync
-  kManaged = 3,  // cuMemAllocManaged
-  kPinned = 4,   // cuMemAllocHost, cuMemHostAlloc
+  kDevice = 1,          // cuMemAlloc, cuMemAllocPitch
+  kPool = 2,            // stream-ordered: cuMemAllocAsync, cuMemAllocFromPoolAsync
+  kManaged = 3,         // cuMemAllocManaged
+  kPinned = 4,          // cuMemAllocHost, cuMemHostAlloc
   kHostRegistered = 5,  // cuMemHostRegister
-  kVmm = 6,      // physical memory from cuMemCreate
-  kGraph = 7,    // allocated by a graph memory node / during stream capture
-  kForeign = 8,  // IPC or imported memory: seen, not owned
+  kVmm = 6,             // physical memory from cuMemCreate
+  kGraph = 7,           // allocated by a graph memory node / during stream capture
+  kForeign = 8,         // IPC or imported memory: seen, not owned
   kCount,
 };
 
@@ -270,8 +278,25 @@ constexpr Event MakeEvent(EventType type) {
 // ---------------------------------------------------------------------------------------------
 
 enum class Slot : uint8_t {
-  kTs, kDur, kTid, kAddr, kSize, kStream, kHandle, kCorr, kAux, kValue,
-  kName, kApi, kDomain, kText, kStack, kDevice, kKind, kGrid, kBlock,
+  kTs,
+  kDur,
+  kTid,
+  kAddr,
+  kSize,
+  kStream,
+  kHandle,
+  kCorr,
+  kAux,
+  kValue,
+  kName,
+  kApi,
+  kDomain,
+  kText,
+  kStack,
+  kDevice,
+  kKind,
+  kGrid,
+  kBlock,
 };
 
 // How a field is encoded in binary and in JSON.
@@ -292,15 +317,15 @@ struct FieldSpec {
   const char* json;  // key in the JSON Lines form
   Slot slot;
   Coding coding;
-  bool always;       // written to JSON even when absent (zero)
+  bool always;  // written to JSON even when absent (zero)
 };
 
 struct EventSpec {
   EventType type;
-  const char* json;          // value of "ev"
-  const FieldSpec* fields;   // in binary order; ts is always first
+  const char* json;         // value of "ev"
+  const FieldSpec* fields;  // in binary order; ts is always first
   uint8_t field_count;
-  uint8_t enum_kind;         // which enum names `kind`: see EnumKind
+  uint8_t enum_kind;  // which enum names `kind`: see EnumKind
 };
 
 enum class EnumKind : uint8_t { kNone, kMemory, kHandle, kVmm, kSync, kCopy };
@@ -308,7 +333,9 @@ enum class EnumKind : uint8_t { kNone, kMemory, kHandle, kVmm, kSync, kCopy };
 inline constexpr FieldSpec kTsField = {"ts", Slot::kTs, Coding::kTime, true};
 
 #define CUCLIMB_F(json, slot, coding, always) \
-  FieldSpec { json, Slot::slot, Coding::coding, always }
+  FieldSpec {                                 \
+    json, Slot::slot, Coding::coding, always  \
+  }
 
 inline constexpr FieldSpec kProcessFields[] = {
     kTsField,
@@ -326,8 +353,8 @@ inline constexpr FieldSpec kDeviceFields[] = {
     CUCLIMB_F("device", kDevice, kDevice, true),
     CUCLIMB_F("name", kName, kString, true),
     CUCLIMB_F("uuid", kText, kString, false),
-    CUCLIMB_F("total", kSize, kUInt, false),   // bytes of device memory
-    CUCLIMB_F("cc", kValue, kSInt, false),     // compute capability major*10+minor
+    CUCLIMB_F("total", kSize, kUInt, false),  // bytes of device memory
+    CUCLIMB_F("cc", kValue, kSInt, false),    // compute capability major*10+minor
 };
 inline constexpr FieldSpec kThreadFields[] = {
     kTsField,
@@ -339,7 +366,7 @@ inline constexpr FieldSpec kMappingFields[] = {
     CUCLIMB_F("path", kText, kString, true),
     CUCLIMB_F("base", kAddr, kHex, true),
     CUCLIMB_F("size", kSize, kUInt, true),
-    CUCLIMB_F("offset", kAux, kUInt, false),   // file offset of the mapping
+    CUCLIMB_F("offset", kAux, kUInt, false),  // file offset of the mapping
     CUCLIMB_F("build_id", kName, kString, false),
 };
 inline constexpr FieldSpec kAllocFields[] = {
@@ -383,9 +410,7 @@ inline constexpr FieldSpec kVmmFields[] = {
     CUCLIMB_F("stack", kStack, kStack, false),
 };
 inline constexpr FieldSpec kPoolTrimFields[] = {
-    kTsField,
-    CUCLIMB_F("tid", kTid, kUInt, true),
-    CUCLIMB_F("pool", kHandle, kHex, true),
+    kTsField, CUCLIMB_F("tid", kTid, kUInt, true), CUCLIMB_F("pool", kHandle, kHex, true),
     CUCLIMB_F("keep", kSize, kUInt, true),  // minBytesToKeep
 };
 inline constexpr FieldSpec kPoolAttrFields[] = {
@@ -544,15 +569,13 @@ inline constexpr FieldSpec kSampleFields[] = {
 };
 inline constexpr FieldSpec kOverheadFields[] = {
     kTsField,
-    CUCLIMB_F("dur", kDur, kUInt, true),    // period covered
-    CUCLIMB_F("tid", kTid, kUInt, true),    // thread, or 0 for the writer thread
+    CUCLIMB_F("dur", kDur, kUInt, true),        // period covered
+    CUCLIMB_F("tid", kTid, kUInt, true),        // thread, or 0 for the writer thread
     CUCLIMB_F("self_ns", kValue, kSInt, true),  // time spent inside cuclimb in the period
     CUCLIMB_F("events", kSize, kUInt, true),    // events recorded in the period
 };
 inline constexpr FieldSpec kDropsFields[] = {
-    kTsField,
-    CUCLIMB_F("tid", kTid, kUInt, false),
-    CUCLIMB_F("count", kValue, kSInt, true),
+    kTsField, CUCLIMB_F("tid", kTid, kUInt, false), CUCLIMB_F("count", kValue, kSInt, true),
     CUCLIMB_F("reason", kText, kString, true),  // "ring_full", "cupti_records", ...
 };
 inline constexpr FieldSpec kRecordingFields[] = {
@@ -561,18 +584,17 @@ inline constexpr FieldSpec kRecordingFields[] = {
     CUCLIMB_F("reason", kText, kString, false),
 };
 inline constexpr FieldSpec kTrailerFields[] = {
-    kTsField,
-    CUCLIMB_F("events", kSize, kUInt, true),    // events written before the trailer
-    CUCLIMB_F("dropped", kValue, kSInt, true),  // events lost in total
-    CUCLIMB_F("status", kText, kString, false),  // why recording was partial, if it was
+    kTsField, CUCLIMB_F("events", kSize, kUInt, true),  // events written before the trailer
+    CUCLIMB_F("dropped", kValue, kSInt, true),          // events lost in total
+    CUCLIMB_F("status", kText, kString, false),         // why recording was partial, if it was
 };
 
 #undef CUCLIMB_F
 
-#define CUCLIMB_SPEC(type, json, fields, enum_kind)                                        \
-  EventSpec {                                                                              \
+#define CUCLIMB_SPEC(type, json, fields, enum_kind)                                          \
+  EventSpec {                                                                                \
     EventType::type, json, fields, static_cast<uint8_t>(sizeof(fields) / sizeof(FieldSpec)), \
-        static_cast<uint8_t>(EnumKind::enum_kind)                                          \
+        static_cast<uint8_t>(EnumKind::enum_kind)                                            \
   }
 
 // Indexed by EventType value; entry 0 is unused.
@@ -624,16 +646,16 @@ constexpr const EventSpec& SpecOf(EventType type) {
 }
 
 // Names of the enums that fill `kind`, as written in JSON. Index = enum value.
-inline constexpr const char* kMemoryKindNames[] = {"unknown", "device", "pool",    "managed", "pinned",
-                                                   "host_registered", "vmm", "graph", "foreign"};
-inline constexpr const char* kHandleTypeNames[] = {"unknown", "stream",     "event", "module", "library",
-                                                   "graph",   "graph_exec", "pool",  "context"};
-inline constexpr const char* kVmmOpNames[] = {"unknown", "reserve", "free_va",   "create",
-                                              "release", "map",     "unmap",     "set_access"};
+inline constexpr const char* kMemoryKindNames[] = {
+    "unknown", "device", "pool", "managed", "pinned", "host_registered", "vmm", "graph", "foreign"};
+inline constexpr const char* kHandleTypeNames[] = {
+    "unknown", "stream", "event", "module", "library", "graph", "graph_exec", "pool", "context"};
+inline constexpr const char* kVmmOpNames[] = {"unknown", "reserve", "free_va", "create",
+                                              "release", "map",     "unmap",   "set_access"};
 inline constexpr const char* kSyncKindNames[] = {"unknown", "stream", "event", "context",
                                                  "stream_wait"};
-inline constexpr const char* kCopyKindNames[] = {"unknown", "htod", "dtoh", "dtod", "htoh",
-                                                 "memset"};
+inline constexpr const char* kCopyKindNames[] = {"unknown", "htod", "dtoh",
+                                                 "dtod",    "htoh", "memset"};
 
 static_assert(sizeof(kMemoryKindNames) / sizeof(char*) == size_t(MemoryKind::kCount));
 static_assert(sizeof(kHandleTypeNames) / sizeof(char*) == size_t(HandleType::kCount));

@@ -37,7 +37,8 @@ inline uint8_t* PutVarint(uint8_t* out, uint64_t v) {
 
 // Reads a varint from [p, end). Returns the byte after it, or nullptr when the varint runs past
 // end or is longer than 10 bytes (corrupt input).
-__attribute__((always_inline)) inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+__attribute__((always_inline)) inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end,
+                                                               uint64_t* v) {
   if (p < end && *p < 0x80) {  // the common one-byte case
     *v = *p;
     return p + 1;

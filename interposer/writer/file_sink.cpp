@@ -18,7 +18,7 @@ bool FileSink::Open(const char* path) noexcept {
     const int err = errno;
     LogWarning("cannot create trace file %s: %s%s; the program runs untraced", path,
                std::strerror(err),
-               err == EEXIST ? " (cuclimb never overwrites a file)"
+               err == EEXIST  ? " (cuclimb never overwrites a file)"
                : err == ELOOP ? " (cuclimb never writes through a symlink)"
                               : "");
     return false;
@@ -42,11 +42,13 @@ bool FileSink::Open(const char* path) noexcept {
 }
 
 bool FileSink::WriteAll(const void* data, size_t size) noexcept {
-  if (fd_ < 0) return false;
+  if (fd_ < 0)
+    return false;
   const auto* p = static_cast<const char*>(data);
   while (size > 0) {
     const ssize_t n = ::write(fd_, p, size);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n <= 0) {
       LogWarning("writing the trace failed: %s; recording stops, the program runs on",
                  n < 0 ? std::strerror(errno) : "no progress");
@@ -61,7 +63,8 @@ bool FileSink::WriteAll(const void* data, size_t size) noexcept {
 }
 
 void FileSink::Close() noexcept {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0)
+    ::close(fd_);
   fd_ = -1;
 }
 

@@ -3,9 +3,9 @@
 #include "interposer/writer/interner.h"
 
 #include <cstring>
+#include <sys/mman.h>
 
 #include <sched.h>
-#include <sys/mman.h>
 #include <time.h>
 
 namespace cuclimb::interposer {
@@ -21,8 +21,8 @@ constexpr int64_t kYieldBudgetNs = 20'000'000;
 constexpr uint32_t kFailedId = UINT32_MAX;
 
 void* MapZeroed(size_t bytes) noexcept {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
 }
 
@@ -42,13 +42,15 @@ int64_t MonotonicNs() noexcept {
 // if the id never appeared.
 uint32_t AwaitId(const std::atomic<uint32_t>& slot_id) noexcept {
   for (int spin = 0; spin < kBusySpins; ++spin) {
-    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0) return id;
+    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0)
+      return id;
     CpuRelax();
   }
   const int64_t deadline = MonotonicNs() + kYieldBudgetNs;
   do {
     sched_yield();
-    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0) return id;
+    if (const uint32_t id = slot_id.load(std::memory_order_acquire); id != 0)
+      return id;
   } while (MonotonicNs() < deadline);
   return 0;
 }
@@ -83,7 +85,8 @@ bool Interner::Init(size_t table_slots, size_t arena_bytes) noexcept {
 }
 
 uint32_t Interner::Intern(const void* bytes, size_t size) noexcept {
-  if (slots_ == nullptr) return 0;
+  if (slots_ == nullptr)
+    return 0;
   const uint64_t h = HashBytes(bytes, size);
   for (size_t probe = 0, i = h & mask_; probe <= mask_; ++probe, i = (i + 1) & mask_) {
     Slot& s = slots_[i];
@@ -109,22 +112,26 @@ uint32_t Interner::Intern(const void* bytes, size_t size) noexcept {
       }
       // Lost the race: `seen` now holds the winner's hash; fall through and compare.
     }
-    if (seen != h) continue;
+    if (seen != h)
+      continue;
     const uint32_t id = AwaitId(s.id);
     if (id == 0 || id == kFailedId) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       return 0;
     }
-    if (s.size == size && std::memcmp(arena_ + s.offset, bytes, size) == 0) return id;
+    if (s.size == size && std::memcmp(arena_ + s.offset, bytes, size) == 0)
+      return id;
   }
   failures_.fetch_add(1, std::memory_order_relaxed);
   return 0;
 }
 
 std::string_view Interner::Get(uint32_t id) const noexcept {
-  if (by_id_ == nullptr || id == 0 || id > mask_) return {};
+  if (by_id_ == nullptr || id == 0 || id > mask_)
+    return {};
   const uint64_t off = by_id_[id].offset_plus_one.load(std::memory_order_acquire);
-  if (off == 0) return {};
+  if (off == 0)
+    return {};
   return {arena_ + off - 1, by_id_[id].size};
 }
 

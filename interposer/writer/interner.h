@@ -4,8 +4,8 @@
 // Open addressing over a fixed table; bytes live in a fixed mmap'ed arena. A thread that finds a
 // slot claimed but not yet filled (its owner is mid-copy, or was interrupted by a signal handler
 // that now interns the same bytes) spins, then yields for at most 20 ms, and then gives up,
-// returning 0: a lost name is counted, a deadlock is impossible. Ids are internal and dense from 1; the
-// writer renumbers them into file ids in order of first use.
+// returning 0: a lost name is counted, a deadlock is impossible. Ids are internal and dense from 1;
+// the writer renumbers them into file ids in order of first use.
 #pragma once
 
 #include <atomic>

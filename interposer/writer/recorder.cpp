@@ -7,10 +7,10 @@
 #include <cstring>
 #include <ctime>
 #include <new>
+#include <sys/syscall.h>
 #include <thread>
 
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "interposer/log.h"
@@ -26,7 +26,9 @@ namespace {
 // kStopping still records: the final tick (CUPTI flush) and exit-time frees land in the trace.
 enum State : int { kOff, kStarting, kActive, kStopping, kStopped, kAbandoned };
 
-bool Recording(int state) { return state == kActive || state == kStopping; }
+bool Recording(int state) {
+  return state == kActive || state == kStopping;
+}
 
 // Sizes of the interning tables: enough for every kernel, range and call site of a large
 // framework; exhaustion is counted as drops, never fatal.
@@ -75,7 +77,9 @@ int64_t ClockNs() noexcept {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-void OrphanRing(void* ring) { RingRegistry::Orphan(static_cast<ThreadRing*>(ring)); }
+void OrphanRing(void* ring) {
+  RingRegistry::Orphan(static_cast<ThreadRing*>(ring));
+}
 
 ThreadRing* ClaimRing() noexcept {
   ThreadRing* r = g_rings.Claim(CurrentTid());
@@ -104,7 +108,8 @@ void WriterLoop(uint32_t seen) noexcept {
   while (!g_stop_requested.load(std::memory_order_seq_cst)) {
     g_wake.SleepUnlessChanged(seen, next_tick - ClockNs());
     seen = g_wake.Sequence();
-    if (g_stop_requested.load(std::memory_order_seq_cst)) break;
+    if (g_stop_requested.load(std::memory_order_seq_cst))
+      break;
     if (ClockNs() >= next_tick) {
       RunTick();
       next_tick = ClockNs() + period_ns;
@@ -123,16 +128,20 @@ void RecordSwitch(bool on, const char* reason) noexcept {
 
 }  // namespace
 
-int64_t TraceNow() noexcept { return ClockNs() - g_base_ns; }
+int64_t TraceNow() noexcept {
+  return ClockNs() - g_base_ns;
+}
 
 uint32_t CurrentTid() noexcept {
-  if (t_tid == 0) t_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  if (t_tid == 0)
+    t_tid = static_cast<uint32_t>(syscall(SYS_gettid));
   return t_tid;
 }
 
 bool StartRecorder(const RecorderOptions& options) noexcept {
   int expected = kOff;
-  if (!g_state.compare_exchange_strong(expected, kStarting)) return false;  // already started
+  if (!g_state.compare_exchange_strong(expected, kStarting))
+    return false;  // already started
   g_clock = options.clock == format::ClockId::kMonotonicRaw ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC;
   g_base_ns = options.base_clock_ns != 0 ? options.base_clock_ns : ClockNs();
   g_flush_interval_ms = options.flush_interval_ms > 0 ? options.flush_interval_ms : 100;
@@ -146,16 +155,17 @@ bool StartRecorder(const RecorderOptions& options) noexcept {
     return false;
   }
   if (!g_strings.Init(kStringSlots, kStringArenaBytes) ||
-      !g_stacks.Init(kStackSlots, kStackArenaBytes) || pthread_key_create(&g_ring_key, OrphanRing) != 0) {
+      !g_stacks.Init(kStackSlots, kStackArenaBytes) ||
+      pthread_key_create(&g_ring_key, OrphanRing) != 0) {
     LogWarning("cannot reserve memory for recording; the program runs untraced");
     g_sink.Close();
     g_state.store(kOff);
     return false;
   }
   g_rings.Configure(options.ring_kib * 1024);
-  g_writer = new (g_writer_storage) TraceWriter(
-      WriterInputs{&g_rings, &g_strings, &g_stacks, &g_ringless_drops}, options.zstd_level,
-      options.chunk_kib * 1024);
+  g_writer = new (g_writer_storage)
+      TraceWriter(WriterInputs{&g_rings, &g_strings, &g_stacks, &g_ringless_drops},
+                  options.zstd_level, options.chunk_kib * 1024);
   const format::FileHeader header = format::MakeFileHeader(
       options.clock, g_base_ns, realtime_ns, options.producer != nullptr ? options.producer : "");
   if (!g_writer->Begin(&g_sink, header)) {
@@ -189,10 +199,13 @@ bool RecorderActive() noexcept {
 }
 
 void SetRecording(bool on) noexcept {
-  if (g_state.load(std::memory_order_relaxed) != kActive) return;
-  if (!on) RecordSwitch(false, "paused");
+  if (g_state.load(std::memory_order_relaxed) != kActive)
+    return;
+  if (!on)
+    RecordSwitch(false, "paused");
   g_recording.store(on, std::memory_order_relaxed);
-  if (on) RecordSwitch(true, "resumed");
+  if (on)
+    RecordSwitch(true, "resumed");
 }
 
 bool Record(const format::Event& ev) noexcept {
@@ -206,23 +219,28 @@ bool Record(const format::Event& ev) noexcept {
     return false;
   }
   const ThreadRing::PushResult result = r->Push(ev);
-  if (result == ThreadRing::PushResult::kStoredHalfFull) g_wake.Wake();
+  if (result == ThreadRing::PushResult::kStoredHalfFull)
+    g_wake.Wake();
   return result != ThreadRing::PushResult::kDropped;
 }
 
 uint32_t InternString(std::string_view s) noexcept {
-  if (s.size() > format::kMaxStringBytes) s = s.substr(0, format::kMaxStringBytes);
+  if (s.size() > format::kMaxStringBytes)
+    s = s.substr(0, format::kMaxStringBytes);
   return g_strings.Intern(s.data(), s.size());
 }
 
 uint32_t InternStack(const uint64_t* frames, size_t count) noexcept {
-  if (count == 0) return format::kNoStack;
-  if (count > format::kMaxStackFrames) count = format::kMaxStackFrames;
+  if (count == 0)
+    return format::kNoStack;
+  if (count > format::kMaxStackFrames)
+    count = format::kMaxStackFrames;
   return g_stacks.Intern(frames, count * sizeof(uint64_t));
 }
 
 void AddSelfTime(int64_t ns) noexcept {
-  if (ThreadRing* r = t_ring) r->AddSelfTime(ns);
+  if (ThreadRing* r = t_ring)
+    r->AddSelfTime(ns);
 }
 
 void SetTickHook(TickHook hook, void* context) noexcept {
@@ -231,14 +249,16 @@ void SetTickHook(TickHook hook, void* context) noexcept {
 }
 
 void FlushRecorder() noexcept {
-  if (g_state.load(std::memory_order_acquire) != kActive) return;
+  if (g_state.load(std::memory_order_acquire) != kActive)
+    return;
   RunTick();
   g_writer->Drain(TraceNow(), /*seal=*/true);
 }
 
 void StopRecorder(const char* status) noexcept {
   int expected = kActive;
-  if (!g_state.compare_exchange_strong(expected, kStopping)) return;
+  if (!g_state.compare_exchange_strong(expected, kStopping))
+    return;
   const bool on_writer_thread = std::this_thread::get_id() == g_writer_thread_id;
   g_stop_requested.store(true, std::memory_order_seq_cst);
   g_wake.Wake();
@@ -267,7 +287,8 @@ RecorderStats GetRecorderStats() noexcept {
   RecorderStats s{};
   uint64_t pushed = 0;
   for (size_t i = 0; i < g_rings.count(); ++i) {
-    if (ThreadRing* r = g_rings.at(i)) pushed += r->pushed();
+    if (ThreadRing* r = g_rings.at(i))
+      pushed += r->pushed();
   }
   s.events_recorded = pushed;
   if (g_writer != nullptr) {

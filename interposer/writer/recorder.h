@@ -23,14 +23,14 @@
 namespace cuclimb::interposer {
 
 struct RecorderOptions {
-  const char* path = nullptr;          // trace file; created O_EXCL|O_NOFOLLOW, mode 0600
-  size_t ring_kib = 4096;              // per-thread ring capacity
-  int flush_interval_ms = 100;         // writer wake-up period (also woken at half-full rings)
-  size_t chunk_kib = 512;              // raw bytes per chunk before compression
+  const char* path = nullptr;   // trace file; created O_EXCL|O_NOFOLLOW, mode 0600
+  size_t ring_kib = 4096;       // per-thread ring capacity
+  int flush_interval_ms = 100;  // writer wake-up period (also woken at half-full rings)
+  size_t chunk_kib = 512;       // raw bytes per chunk before compression
   int zstd_level = 3;
   format::ClockId clock = format::ClockId::kMonotonic;
-  int64_t base_clock_ns = 0;           // clock reading that ts 0 stands for (0: now)
-  const char* producer = "cuclimb";    // written into the file header
+  int64_t base_clock_ns = 0;         // clock reading that ts 0 stands for (0: now)
+  const char* producer = "cuclimb";  // written into the file header
 };
 
 // Starts recording: opens the file and starts the writer thread. Returns false (and logs why)
@@ -84,9 +84,9 @@ void AbandonRecorderInChild() noexcept;
 
 // Counters for tests and the trailer.
 struct RecorderStats {
-  uint64_t events_recorded;   // appended to rings
-  uint64_t events_written;    // encoded into chunks
-  uint64_t events_dropped;    // ring full + intern table full
+  uint64_t events_recorded;  // appended to rings
+  uint64_t events_written;   // encoded into chunks
+  uint64_t events_dropped;   // ring full + intern table full
   uint64_t chunks_written;
   uint64_t bytes_written;
 };

@@ -3,7 +3,6 @@
 #include "interposer/writer/thread_ring.h"
 
 #include <new>
-
 #include <sys/mman.h>
 
 namespace cuclimb::interposer {
@@ -19,8 +18,8 @@ ThreadRing* RingRegistry::Claim(uint32_t tid) noexcept {
   for (size_t i = 0; i < n; ++i) {
     ThreadRing* r = at(i);
     uint32_t expected = ThreadRing::kFree;
-    if (r != nullptr && r->state.compare_exchange_strong(expected, ThreadRing::kOwned,
-                                                         std::memory_order_acq_rel)) {
+    if (r != nullptr &&
+        r->state.compare_exchange_strong(expected, ThreadRing::kOwned, std::memory_order_acq_rel)) {
       r->tid.store(tid, std::memory_order_relaxed);
       return r;
     }
@@ -28,9 +27,10 @@ ThreadRing* RingRegistry::Claim(uint32_t tid) noexcept {
   // A new ring: header and slots in one anonymous mapping, populated now so that the hot path
   // never takes a page fault (first touches cost ~1 µs per page, i.e. ~50 ns per event).
   const size_t bytes = sizeof(ThreadRing) + kCacheLine + capacity_events_ * sizeof(format::Event);
-  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                   -1, 0);
-  if (mem == MAP_FAILED) return nullptr;
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (mem == MAP_FAILED)
+    return nullptr;
   auto* slots = reinterpret_cast<format::Event*>(static_cast<char*>(mem) + sizeof(ThreadRing) +
                                                  kCacheLine - sizeof(ThreadRing) % kCacheLine);
   auto* ring = new (mem) ThreadRing(slots, capacity_events_);

@@ -43,7 +43,8 @@ class ThreadRing {
     }
     slots_[head & mask_] = ev;
     head_.store(head + 1, std::memory_order_release);
-    if (head + 1 != check_at_) return PushResult::kStored;
+    if (head + 1 != check_at_)
+      return PushResult::kStored;
     cached_tail_ = tail_.load(std::memory_order_acquire);
     const uint64_t half = (mask_ + 1) / 2;
     if (head + 1 - cached_tail_ < half) {

@@ -33,7 +33,8 @@ bool TraceWriter::Begin(FileSink* sink, const format::FileHeader& header) noexce
   } catch (const std::bad_alloc&) {
   }
   failed_ = !sink_->WriteAll(&header, sizeof(header));
-  if (!failed_) bytes_written_ += sizeof(header);
+  if (!failed_)
+    bytes_written_ += sizeof(header);
   return !failed_;
 }
 
@@ -42,7 +43,8 @@ uint64_t TraceWriter::dropped_total() const {
                    in_.ringless_drops->load(std::memory_order_relaxed) + encode_failures_;
   const size_t n = in_.rings->count();
   for (size_t i = 0; i < n; ++i) {
-    if (ThreadRing* r = in_.rings->at(i)) total += r->dropped();
+    if (ThreadRing* r = in_.rings->at(i))
+      total += r->dropped();
   }
   return total;
 }
@@ -85,7 +87,8 @@ void TraceWriter::AddThreadName(uint32_t tid, int64_t now_ns) {
   if (fd >= 0) {
     const ssize_t n = ::read(fd, name, sizeof(name) - 1);
     ::close(fd);
-    if (n > 0) name[n - (name[n - 1] == '\n' ? 1 : 0)] = '\0';
+    if (n > 0)
+      name[n - (name[n - 1] == '\n' ? 1 : 0)] = '\0';
   }
   Event ev = format::MakeEvent(EventType::kThread);
   ev.ts = now_ns;
@@ -96,11 +99,13 @@ void TraceWriter::AddThreadName(uint32_t tid, int64_t now_ns) {
 
 void TraceWriter::Collect(int64_t now_ns) {
   const size_t n = in_.rings->count();
-  if (cursors_.size() < n) cursors_.resize(n);
+  if (cursors_.size() < n)
+    cursors_.resize(n);
   const int64_t period = last_drain_ns_ == 0 ? 0 : now_ns - last_drain_ns_;
   for (size_t i = 0; i < n; ++i) {
     ThreadRing* r = in_.rings->at(i);
-    if (r == nullptr) continue;
+    if (r == nullptr)
+      continue;
     RingCursor& c = cursors_[i];
     const uint32_t tid = r->tid.load(std::memory_order_relaxed);
     if (tid != c.tid && tid != 0) {
@@ -160,14 +165,16 @@ void TraceWriter::EncodeBatch() {
     sorted = sorted && (i == 0 || batch_[i - 1].ts <= batch_[i].ts);
     order_.push_back({batch_[i].ts, i});
   }
-  if (!sorted) std::sort(order_.begin(), order_.end());
+  if (!sorted)
+    std::sort(order_.begin(), order_.end());
   for (const auto& [ts, index] : order_) Encode(batch_[index]);
   batch_.clear();
 }
 
 void TraceWriter::Drain(int64_t now_ns, bool seal) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (failed_) return;
+  if (failed_)
+    return;
   try {
     Collect(now_ns);
     EncodeBatch();
@@ -188,7 +195,8 @@ void TraceWriter::Drain(int64_t now_ns, bool seal) noexcept {
 void TraceWriter::Finish(int64_t now_ns, const char* status) noexcept {
   Drain(now_ns, /*seal=*/true);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (failed_) return;
+  if (failed_)
+    return;
   const std::string_view text = status != nullptr ? status : "";
   if (!encoder_.Finish(now_ns, static_cast<int64_t>(dropped_total()), text, &out_))
     return;

@@ -3,9 +3,9 @@
 #include "interposer/writer/writer_wake.h"
 
 #include <ctime>
-
 #include <linux/futex.h>
 #include <sys/syscall.h>
+
 #include <unistd.h>
 
 namespace cuclimb::interposer {
@@ -22,7 +22,8 @@ long Futex(std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* 
 }  // namespace
 
 void WriterWake::SleepUnlessChanged(uint32_t seen, int64_t timeout_ns) noexcept {
-  if (timeout_ns <= 0) return;
+  if (timeout_ns <= 0)
+    return;
   sleeping_.store(1, std::memory_order_seq_cst);
   // A Wake() between Sequence() and here changed the word: FUTEX_WAIT returns at once (EAGAIN).
   const timespec timeout{static_cast<time_t>(timeout_ns / 1'000'000'000),

@@ -32,7 +32,8 @@ TraceBuilder RandomTrace(uint64_t seed, size_t events) {
     const format::EventSpec& spec = format::SpecOf(type);
     for (uint8_t f = 0; f < spec.field_count; ++f) {
       const format::FieldSpec& fs = spec.fields[f];
-      if (fs.coding != Coding::kTime && !fs.always && pick(4) == 0) continue;  // leave absent
+      if (fs.coding != Coding::kTime && !fs.always && pick(4) == 0)
+        continue;  // leave absent
       switch (fs.coding) {
         case Coding::kTime:
           break;
@@ -53,8 +54,9 @@ TraceBuilder RandomTrace(uint64_t seed, size_t events) {
           format::SetSlot(&ev, fs.slot, stacks[pick(stacks.size())]);
           break;
         case Coding::kEnum:
-          format::SetSlot(&ev, fs.slot,
-                          pick(format::NamesOf(static_cast<format::EnumKind>(spec.enum_kind)).count));
+          format::SetSlot(
+              &ev, fs.slot,
+              pick(format::NamesOf(static_cast<format::EnumKind>(spec.enum_kind)).count));
           break;
         case Coding::kDims: {
           uint32_t* d = format::DimsOf(&ev, fs.slot);
@@ -68,8 +70,10 @@ TraceBuilder RandomTrace(uint64_t seed, size_t events) {
     }
     // Fields whose tid slot is not in the schema stay zero: keep the event faithful to the form.
     bool has_tid = false;
-    for (uint8_t f = 0; f < spec.field_count; ++f) has_tid |= spec.fields[f].slot == format::Slot::kTid;
-    if (!has_tid) ev.tid = 0;
+    for (uint8_t f = 0; f < spec.field_count; ++f)
+      has_tid |= spec.fields[f].slot == format::Slot::kTid;
+    if (!has_tid)
+      ev.tid = 0;
   }
   return b;
 }
@@ -77,8 +81,9 @@ TraceBuilder RandomTrace(uint64_t seed, size_t events) {
 TraceBuilder TrainingLoopTrace(const TrainingLoopShape& shape) {
   TraceBuilder b;
   std::mt19937_64 rng(shape.seed);
-  const char* kKernels[] = {"gemm_tiled<64,64>", "bias_add", "relu_forward", "relu_backward",
-                            "mse_loss", "adam_update", "gemm_tiled_bt<64,64>", "reduce_sum"};
+  const char* kKernels[] = {"gemm_tiled<64,64>",    "bias_add",  "relu_forward",
+                            "relu_backward",        "mse_loss",  "adam_update",
+                            "gemm_tiled_bt<64,64>", "reduce_sum"};
   const uint32_t site_a = b.Stack({"0x55d0a0001234", "0x55d0a0004321", "0x55d0a0000100"});
   const uint32_t site_b = b.Stack({"0x55d0a0001234", "0x55d0a0005555", "0x55d0a0000100"});
   b.Process(0, 4242, "cuclimb-adam --mode climb");
@@ -94,13 +99,15 @@ TraceBuilder TrainingLoopTrace(const TrainingLoopShape& shape) {
       if (l % (shape.launches_per_iter / std::max(1, shape.allocs_per_iter) + 1) == 0) {
         const uint64_t size = 512ull << (rng() % 8);
         b.Alloc(ts, next_addr, size, format::MemoryKind::kPool, "cuMemAllocAsync",
-                l % 2 ? site_a : site_b).corr = corr++;
+                l % 2 ? site_a : site_b)
+            .corr = corr++;
         live.push_back(next_addr);
         next_addr += size;
         ts += 900 + static_cast<int64_t>(rng() % 200);
       }
       b.Launch(ts, 2800 + static_cast<int64_t>(rng() % 400), k, corr);
-      if (it % shape.kernel_every == 0) b.Kernel(ts + 5000, 1500 + static_cast<int64_t>(rng() % 300), k, corr);
+      if (it % shape.kernel_every == 0)
+        b.Kernel(ts + 5000, 1500 + static_cast<int64_t>(rng() % 300), k, corr);
       ++corr;
       ts += 3500 + static_cast<int64_t>(rng() % 500);
       if (live.size() > 8) {

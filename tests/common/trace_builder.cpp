@@ -241,7 +241,8 @@ std::vector<Event> ReadAll(std::string_view bytes, trace::ReadStatus* status) {
   }
   Event ev{};
   while ((*reader)->Next(&ev)) out.push_back(ev);
-  if (status != nullptr) *status = (*reader)->status();
+  if (status != nullptr)
+    *status = (*reader)->status();
   return out;
 }
 

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reader = cuclimb::trace::TraceReader::FromBuffer(
       std::string_view(reinterpret_cast<const char*>(data), size));
-  if (!reader.ok()) return 0;
+  if (!reader.ok())
+    return 0;
   cuclimb::trace::Event ev{};
   std::string line;
   while ((*reader)->Next(&ev)) {

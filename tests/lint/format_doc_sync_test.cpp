@@ -17,16 +17,26 @@ using namespace cuclimb::format;
 
 const char* CodingName(Coding c) {
   switch (c) {
-    case Coding::kTime: return "time";
-    case Coding::kUInt: return "uint";
-    case Coding::kSInt: return "int";
-    case Coding::kHex: return "hex";
-    case Coding::kDelta: return "delta";
-    case Coding::kString: return "string";
-    case Coding::kStack: return "stack";
-    case Coding::kEnum: return "enum";
-    case Coding::kDims: return "dims";
-    case Coding::kDevice: return "device";
+    case Coding::kTime:
+      return "time";
+    case Coding::kUInt:
+      return "uint";
+    case Coding::kSInt:
+      return "int";
+    case Coding::kHex:
+      return "hex";
+    case Coding::kDelta:
+      return "delta";
+    case Coding::kString:
+      return "string";
+    case Coding::kStack:
+      return "stack";
+    case Coding::kEnum:
+      return "enum";
+    case Coding::kDims:
+      return "dims";
+    case Coding::kDevice:
+      return "device";
   }
   return "?";
 }
@@ -37,7 +47,8 @@ std::vector<std::string> Rows() {
     const EventSpec& s = kEventSchema[t];
     std::string row = "| `" + std::string(s.json) + "` | " + std::to_string(t) + " | ";
     for (int i = 0; i < s.field_count; ++i) {
-      if (i > 0) row += ", ";
+      if (i > 0)
+        row += ", ";
       row += "`" + std::string(s.fields[i].json) + "`" + (s.fields[i].always ? "" : "?") + ":" +
              CodingName(s.fields[i].coding);
     }
@@ -52,7 +63,8 @@ std::vector<std::string> Rows() {
     const EnumNames n = NamesOf(kind);
     std::string row = "| " + std::string(name) + " | ";
     for (int i = 0; i < n.count; ++i) {
-      if (i > 0) row += ", ";
+      if (i > 0)
+        row += ", ";
       row += std::to_string(i) + " `" + n.names[i] + "`";
     }
     rows.push_back(row + " |");
@@ -84,8 +96,8 @@ int main(int argc, char** argv) {
       ++missing;
     }
   }
-  const std::string version = "Format version: " + std::to_string(kFormatMajor) + "." +
-                              std::to_string(kFormatMinor);
+  const std::string version =
+      "Format version: " + std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor);
   if (doc.find(version) == std::string::npos) {
     std::fprintf(stderr, "docs must state \"%s\"\n", version.c_str());
     ++missing;

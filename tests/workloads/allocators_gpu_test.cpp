@@ -125,8 +125,7 @@ TEST(AsyncAllocatorGpuTest, PrivatePoolLeavesTheDefaultPoolAlone) {
   const auto default_used = [&] {
     CUCLIMB_CUDA_CHECK(cudaStreamSynchronize(stream));
     uint64_t used = 0;
-    CUCLIMB_CUDA_CHECK(
-        cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    CUCLIMB_CUDA_CHECK(cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrUsedMemCurrent, &used));
     return used;
   };
   const uint64_t before = default_used();
@@ -134,7 +133,8 @@ TEST(AsyncAllocatorGpuTest, PrivatePoolLeavesTheDefaultPoolAlone) {
     AsyncAllocator allocator(stream, 0, /*private_pool=*/true);
     const Allocation a = allocator.Allocate(std::size_t{4} << 20);
     ASSERT_NE(a.address, 0u);
-    CUCLIMB_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<void*>(a.address), 0, a.size_bytes, stream));
+    CUCLIMB_CUDA_CHECK(
+        cudaMemsetAsync(reinterpret_cast<void*>(a.address), 0, a.size_bytes, stream));
     EXPECT_EQ(default_used(), before);
     EXPECT_GE(allocator.Stats().reserved_bytes, uint64_t{4} << 20);
     allocator.Free(a);

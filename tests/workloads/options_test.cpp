@@ -34,31 +34,12 @@ TEST(OptionsTest, DefaultsAreTheDocumentedReproducer) {
 }
 
 TEST(OptionsTest, ParsesBothValueFormsAndAliases) {
-  const ParseResult result = Parse({"--mode",
-                                    "climb",
-                                    "--iters=20",
-                                    "--inner",
-                                    "6",
-                                    "--inner-e=3",
-                                    "--pdims",
-                                    "8,16,4",
-                                    "--edims=8,32,4",
-                                    "--allocator",
-                                    "cubecl",
-                                    "--retain-tiny",
-                                    "2",
-                                    "--separate-pools",
-                                    "--no-window",
-                                    "--align=64",
-                                    "--meta-pool",
-                                    "separate",
-                                    "--json",
-                                    "--stats",
-                                    "--reference",
-                                    "--seed",
-                                    "7",
-                                    "--task",
-                                    "classification"});
+  const ParseResult result =
+      Parse({"--mode",      "climb",         "--iters=20", "--inner",          "6",
+             "--inner-e=3", "--pdims",       "8,16,4",     "--edims=8,32,4",   "--allocator",
+             "cubecl",      "--retain-tiny", "2",          "--separate-pools", "--no-window",
+             "--align=64",  "--meta-pool",   "separate",   "--json",           "--stats",
+             "--reference", "--seed",        "7",          "--task",           "classification"});
   ASSERT_TRUE(result.ok) << result.error;
   const Options& o = result.options;
   EXPECT_EQ(o.mode, Mode::kClimb);

@@ -280,9 +280,8 @@ void Reporter::Final(const Summary& summary) {
     } else {
       std::string reference;
       if (summary.reference) {
-        reference = "  st/ref " + Fixed(row.rel_first, 3) + " -> " + Fixed(row.rel_last, 3) +
-                    " (" + Signed(row.rel_change_pct) + "%)  ref " + Signed(summary.ref_change_pct) +
-                    "%";
+        reference = "  st/ref " + Fixed(row.rel_first, 3) + " -> " + Fixed(row.rel_last, 3) + " (" +
+                    Signed(row.rel_change_pct) + "%)  ref " + Signed(summary.ref_change_pct) + "%";
       }
       std::fprintf(out_,
                    "summary[%s]: st %.3f -> %.3f ms (%s%%)  gpu_st %.3f -> %.3f ms (%s%%)  "

@@ -25,8 +25,8 @@ struct IterationRecord {
   double ref_st_ms = 0.0;
   double ref_gpu_st_ms = 0.0;
   float ref_loss = 0.0f;  // equals loss[0] up to float reassociation: the twin trains alike
-  double wall_ms = 0.0;         // the whole outer iteration, host side, synchronised at the end
-  AllocatorStats stats;         // cumulative, summed over allocator instances
+  double wall_ms = 0.0;   // the whole outer iteration, host side, synchronised at the end
+  AllocatorStats stats;   // cumulative, summed over allocator instances
 };
 
 struct TrainResult {

@@ -46,9 +46,8 @@ AsyncAllocator::~AsyncAllocator() {
 Allocation AsyncAllocator::Allocate(std::size_t size_bytes) {
   void* pointer = nullptr;
   if (owns_pool_) {
-    CUCLIMB_CUDA_CHECK(cudaMallocFromPoolAsync(&pointer, size_bytes,
-                                               static_cast<cudaMemPool_t>(pool_),
-                                               AsStream(stream_)));
+    CUCLIMB_CUDA_CHECK(cudaMallocFromPoolAsync(
+        &pointer, size_bytes, static_cast<cudaMemPool_t>(pool_), AsStream(stream_)));
   } else {
     CUCLIMB_CUDA_CHECK(cudaMallocAsync(&pointer, size_bytes, AsStream(stream_)));
   }

@@ -40,7 +40,7 @@ int cuclimb_is_recording(void);
 void cuclimb_flush(void);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* CUCLIMB_CUCLIMB_H_ */
+#endif /* CUCLIMB_CUCLIMB_H_ */

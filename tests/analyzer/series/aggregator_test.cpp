@@ -75,7 +75,8 @@ TEST(Model, HandlesRegionsAndVmmAreMatched) {
 }
 
 // A CUPTI MEMORY2 record: an alloc or free event with tid 0 and the call's correlation id.
-Event& Activity(TraceBuilder* b, EventType type, int64_t ts, uint64_t addr, uint64_t size, uint64_t corr) {
+Event& Activity(TraceBuilder* b, EventType type, int64_t ts, uint64_t addr, uint64_t size,
+                uint64_t corr) {
   Event& e = b->Add(type, ts);
   e.tid = 0;
   e.api = b->Str("MEMORY2");

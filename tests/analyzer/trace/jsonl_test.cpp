@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The JSON Lines form: the issue's fixed field names, detection by content, strict errors with
 // line numbers, truncation.
+#include "trace/jsonl.h"
+
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "trace/jsonl.h"
 #include "trace/reader.h"
 #include "trace_builder.h"
 
@@ -65,8 +66,8 @@ struct BadLine {
 class JsonLinesErrorTest : public ::testing::TestWithParam<BadLine> {};
 
 TEST_P(JsonLinesErrorTest, StopsWithLineAndReason) {
-  const std::string input = std::string(R"({"ev":"push","ts":1,"tid":1,"name":"a"})") + "\n" +
-                            GetParam().text;
+  const std::string input =
+      std::string(R"({"ev":"push","ts":1,"tid":1,"name":"a"})") + "\n" + GetParam().text;
   ReadStatus st;
   const std::vector<Event> evs = ReadAll(input, &st);
   EXPECT_EQ(evs.size(), 1u);
@@ -78,20 +79,31 @@ TEST_P(JsonLinesErrorTest, StopsWithLineAndReason) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, JsonLinesErrorTest,
     ::testing::Values(
-        BadLine{R"({"ev":"push","ts":2,"tid":1,"name":"a","colour":"red"})" "\n", "unknown field 'colour'",
-                StopReason::kCorrupt},
-        BadLine{R"({"ev":"teleport","ts":2})" "\n", "unknown event type 'teleport'", StopReason::kCorrupt},
-        BadLine{R"({"ev":"push","tid":1,"name":"a"})" "\n", "no \"ts\"", StopReason::kCorrupt},
-        BadLine{R"({"ev":"alloc","ts":2,"tid":1,"api":"x","kind":"device","addr":"0xZZ","size":1})" "\n",
+        BadLine{R"({"ev":"push","ts":2,"tid":1,"name":"a","colour":"red"})"
+                "\n",
+                "unknown field 'colour'", StopReason::kCorrupt},
+        BadLine{R"({"ev":"teleport","ts":2})"
+                "\n",
+                "unknown event type 'teleport'", StopReason::kCorrupt},
+        BadLine{R"({"ev":"push","tid":1,"name":"a"})"
+                "\n",
+                "no \"ts\"", StopReason::kCorrupt},
+        BadLine{R"({"ev":"alloc","ts":2,"tid":1,"api":"x","kind":"device","addr":"0xZZ","size":1})"
+                "\n",
                 "hex string", StopReason::kCorrupt},
-        BadLine{R"({"ev":"alloc","ts":2,"tid":1,"api":"x","kind":"gpu","addr":"0x1","size":1})" "\n",
+        BadLine{R"({"ev":"alloc","ts":2,"tid":1,"api":"x","kind":"gpu","addr":"0x1","size":1})"
+                "\n",
                 "unknown value 'gpu'", StopReason::kCorrupt},
-        BadLine{R"({"ev":"launch","ts":2,"dur":1,"tid":1,"kernel":"k","stream":"0x1","grid":[1,2]})" "\n",
+        BadLine{R"({"ev":"launch","ts":2,"dur":1,"tid":1,"kernel":"k","stream":"0x1","grid":[1,2]})"
+                "\n",
                 "[x, y, z]", StopReason::kCorrupt},
         BadLine{"[1,2,3]\n", "not a JSON object", StopReason::kCorrupt},
-        BadLine{R"({"ev":"push","ts":"soon","tid":1,"name":"a"})" "\n", "an integer", StopReason::kCorrupt},
-        BadLine{R"({"ev":"trailer","ts":2,"events":5,"dropped":0})" "\n", "data is missing",
-                StopReason::kCorrupt},
+        BadLine{R"({"ev":"push","ts":"soon","tid":1,"name":"a"})"
+                "\n",
+                "an integer", StopReason::kCorrupt},
+        BadLine{R"({"ev":"trailer","ts":2,"events":5,"dropped":0})"
+                "\n",
+                "data is missing", StopReason::kCorrupt},
         BadLine{R"({"ev":"push","ts":2,"tid)", "truncated", StopReason::kTruncated}));
 
 TEST(JsonLinesTest, HeaderBlankLinesAndTrailerAreHonoured) {
@@ -119,14 +131,18 @@ TEST(JsonLinesTest, HeaderBlankLinesAndTrailerAreHonoured) {
 
 TEST(JsonLinesTest, EventAfterTrailerIsAnError) {
   ReadStatus st;
-  ReadAll(R"({"ev":"trailer","ts":4,"events":0,"dropped":0})" "\n" R"({"ev":"pop","ts":5,"tid":1})" "\n",
+  ReadAll(R"({"ev":"trailer","ts":4,"events":0,"dropped":0})"
+          "\n"
+          R"({"ev":"pop","ts":5,"tid":1})"
+          "\n",
           &st);
   EXPECT_EQ(st.reason, StopReason::kCorrupt);
   EXPECT_NE(st.message.find("after the trailer"), std::string::npos);
 }
 
 TEST(JsonLinesTest, OtherMajorIsRefused) {
-  auto reader = TraceReader::FromBuffer(R"({"ev":"header","ts":0,"format":"3.1"})" "\n");
+  auto reader = TraceReader::FromBuffer(R"({"ev":"header","ts":0,"format":"3.1"})"
+                                        "\n");
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kFailedPrecondition);
 }
@@ -201,7 +217,10 @@ TEST(JsonLinesTest, RequiredFieldsMustBePresent) {
   EXPECT_NE(st.message.find("'push' without its required field 'name'"), std::string::npos)
       << st.message;
   // Optional fields may be left out; required ones may hold their zero value.
-  EXPECT_EQ(ReadAll(R"({"ev":"push","ts":1,"tid":0,"name":""})" "\n").size(), 1u);
+  EXPECT_EQ(ReadAll(R"({"ev":"push","ts":1,"tid":0,"name":""})"
+                    "\n")
+                .size(),
+            1u);
 }
 
 // A frame word holds 63 bits of address: "0xffffffffffffffff" lost its top bit (read back as

@@ -44,9 +44,10 @@ Resolved Resolve(const Event& ev, const StringTable& strings, const StackTable& 
     } else if (f.coding == format::Coding::kStack) {
       std::vector<std::string> frames;
       for (uint64_t fr : stacks.Get(id)) {
-        frames.push_back(format::IsStringFrame(fr)
-                             ? std::string(strings.Get(static_cast<uint32_t>(format::FrameValue(fr))))
-                             : "pc:" + std::to_string(format::FrameValue(fr)));
+        frames.push_back(
+            format::IsStringFrame(fr)
+                ? std::string(strings.Get(static_cast<uint32_t>(format::FrameValue(fr))))
+                : "pc:" + std::to_string(format::FrameValue(fr)));
       }
       r.stacks.push_back(frames);
       format::SetSlot(&r.ev, f.slot, 0);
@@ -66,11 +67,14 @@ std::vector<Resolved> ReadResolved(std::string_view bytes, ReadStatus* status,
   std::vector<Resolved> out;
   auto reader = TraceReader::FromBuffer(bytes);
   EXPECT_TRUE(reader.ok()) << reader.status();
-  if (!reader.ok()) return out;
+  if (!reader.ok())
+    return out;
   Event ev{};
-  while ((*reader)->Next(&ev)) out.push_back(Resolve(ev, (*reader)->strings(), (*reader)->stacks()));
+  while ((*reader)->Next(&ev))
+    out.push_back(Resolve(ev, (*reader)->strings(), (*reader)->stacks()));
   *status = (*reader)->status();
-  if (trailer != nullptr) *trailer = (*reader)->trailer();
+  if (trailer != nullptr)
+    *trailer = (*reader)->trailer();
   return out;
 }
 
@@ -82,14 +86,16 @@ std::string Convert(std::string_view bytes, bool to_binary) {
   Event ev{};
   if (to_binary) {
     BinaryTraceWriter w((*reader)->header(), StringSink(&out), 3, 4096);
-    while ((*reader)->Next(&ev)) EXPECT_TRUE(w.Add(ev, (*reader)->strings(), (*reader)->stacks()).ok());
+    while ((*reader)->Next(&ev))
+      EXPECT_TRUE(w.Add(ev, (*reader)->strings(), (*reader)->stacks()).ok());
     if ((*reader)->trailer()) {
       const Event& t = *(*reader)->trailer();
       EXPECT_TRUE(w.Finish(t.ts, t.value, (*reader)->Str(t.text)).ok());
     }
   } else {
     AppendHeaderLine((*reader)->header(), &out);
-    while ((*reader)->Next(&ev)) AppendEventLine(ev, (*reader)->strings(), (*reader)->stacks(), &out);
+    while ((*reader)->Next(&ev))
+      AppendEventLine(ev, (*reader)->strings(), (*reader)->stacks(), &out);
     if ((*reader)->trailer()) {
       AppendEventLine(*(*reader)->trailer(), (*reader)->strings(), (*reader)->stacks(), &out);
     }

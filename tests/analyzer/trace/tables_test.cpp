@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // String and stack tables: interning by content, id 0 meaning none.
-#include <gtest/gtest.h>
-
 #include "trace/tables.h"
+
+#include <gtest/gtest.h>
 
 namespace cuclimb::trace {
 namespace {

@@ -2,8 +2,7 @@
 // The recording core end to end: threads record through rings, the writer thread encodes, the
 // analyzer's reader reads the file back. Each scenario runs in a forked child because the
 // recorder is a process-wide singleton.
-#include <sys/wait.h>
-#include <unistd.h>
+#include "interposer/writer/recorder.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,12 +11,14 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
-#include "interposer/writer/recorder.h"
 #include "trace/reader.h"
 
 namespace cuclimb::interposer {
@@ -57,7 +58,8 @@ ReadBack ReadFile(const std::string& path) {
   ReadBack out;
   auto reader = trace::TraceReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
-  if (!reader.ok()) return out;
+  if (!reader.ok())
+    return out;
   Event ev{};
   while ((*reader)->Next(&ev)) out.events.push_back(ev);
   out.status = (*reader)->status();
@@ -88,7 +90,8 @@ TEST(RecorderTest, ThreadsRecordAndEverythingReadsBack) {
               o.ring_kib = 8192;
               o.flush_interval_ms = 5;
               o.producer = "cuclimb test";
-              if (!StartRecorder(o)) _exit(10);
+              if (!StartRecorder(o))
+                _exit(10);
               std::vector<std::thread> threads;
               for (int t = 0; t < kThreads; ++t) {
                 threads.emplace_back([t] {
@@ -114,7 +117,8 @@ TEST(RecorderTest, ThreadsRecordAndEverythingReadsBack) {
   int64_t prev_ts = INT64_MIN;
   bool sorted_within_batches = true;
   for (const Event& ev : rb.events) {
-    if (ev.type != EventType::kAlloc) continue;
+    if (ev.type != EventType::kAlloc)
+      continue;
     ++per_tid[ev.tid];
     ++addrs[ev.addr];
     EXPECT_EQ(rb.reader->Str(ev.api), "cuMemAllocAsync");
@@ -122,7 +126,8 @@ TEST(RecorderTest, ThreadsRecordAndEverythingReadsBack) {
     ASSERT_EQ(frames.size(), 2u);
     EXPECT_EQ(format::FrameValue(frames[1]), 0x2000u);
     EXPECT_EQ(format::FrameValue(frames[0]), 0x1000u + (ev.addr >> 32));
-    if (ev.ts < prev_ts) sorted_within_batches = false;
+    if (ev.ts < prev_ts)
+      sorted_within_batches = false;
     prev_ts = std::max(prev_ts, ev.ts);
   }
   (void)sorted_within_batches;  // batches are sorted; across batches order is not promised
@@ -206,11 +211,13 @@ TEST(RecorderTest, HalfFullRingWakesTheWriterBeforeABurstOverflows) {
               o.path = path.c_str();
               o.ring_kib = 64;
               o.flush_interval_ms = 10000;
-              if (!StartRecorder(o)) _exit(10);
+              if (!StartRecorder(o))
+                _exit(10);
               uint64_t pushed = 0;
               for (int b = 0; b < kBursts; ++b) {
                 for (int i = 0; i < kBurst; ++i) {
-                  if (!Record(AllocEvent(pushed++, 8, 0, 0))) _exit(11);
+                  if (!Record(AllocEvent(pushed++, 8, 0, 0)))
+                    _exit(11);
                 }
                 const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
                 while (GetRecorderStats().events_written + kHalf < pushed) {
@@ -244,18 +251,21 @@ TEST(RecorderTest, SigkillLeavesAReadablePrefix) {
     o.path = path.c_str();
     o.flush_interval_ms = 2;
     o.chunk_kib = 16;
-    if (!StartRecorder(o)) _exit(10);
+    if (!StartRecorder(o))
+      _exit(10);
     const uint32_t api = InternString("cuMemAlloc_v2");
     for (uint64_t i = 0;; ++i) {
       Record(AllocEvent(i, 4096, api, 0));
-      if (i % 256 == 0) usleep(100);
+      if (i % 256 == 0)
+        usleep(100);
     }
   }
   // Wait until a few chunks are on disk, then kill without warning.
   for (int i = 0; i < 500; ++i) {
     usleep(10000);
     struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && st.st_size > 200000) break;
+    if (stat(path.c_str(), &st) == 0 && st.st_size > 200000)
+      break;
   }
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
@@ -270,7 +280,8 @@ TEST(RecorderTest, SigkillLeavesAReadablePrefix) {
   for (const Event& ev : rb.events) dropped |= ev.type == EventType::kDrops;
   uint64_t allocs = 0, expected_addr = 0;
   for (const Event& ev : rb.events) {
-    if (ev.type != EventType::kAlloc) continue;
+    if (ev.type != EventType::kAlloc)
+      continue;
     if (dropped) {
       EXPECT_GE(ev.addr, expected_addr) << "events must arrive in order";
       expected_addr = ev.addr + 1;
@@ -318,7 +329,8 @@ TEST(RecorderTest, FileIsPrivate) {
   ASSERT_EQ(InChild([&] {
               RecorderOptions o;
               o.path = path.c_str();
-              if (!StartRecorder(o)) _exit(10);
+              if (!StartRecorder(o))
+                _exit(10);
               StopRecorder(nullptr);
             }),
             0);
@@ -334,7 +346,8 @@ TEST(RecorderTest, ForkedChildStopsRecordingAndParentFileStaysValid) {
               RecorderOptions o;
               o.path = path.c_str();
               o.flush_interval_ms = 5;
-              if (!StartRecorder(o)) _exit(10);
+              if (!StartRecorder(o))
+                _exit(10);
               const uint32_t api = InternString("cuMemAlloc_v2");
               for (int i = 0; i < 100; ++i) Record(AllocEvent(i, 8, api, 0));
               const pid_t child = fork();
@@ -356,7 +369,8 @@ TEST(RecorderTest, ForkedChildStopsRecordingAndParentFileStaysValid) {
   EXPECT_EQ(rb.status.reason, trace::StopReason::kComplete) << rb.status.message;
   int allocs = 0;
   for (const Event& ev : rb.events) {
-    if (ev.type != EventType::kAlloc) continue;
+    if (ev.type != EventType::kAlloc)
+      continue;
     EXPECT_NE(ev.addr, 999999u);
     ++allocs;
   }
@@ -371,8 +385,10 @@ TEST(RecorderTest, ForkedChildExitsThroughExitWithoutHanging) {
   ASSERT_EQ(InChild([&] {
               RecorderOptions o;
               o.path = path.c_str();
-              o.flush_interval_ms = 10'000;  // the writer thread is asleep on its condition variable
-              if (!StartRecorder(o)) _exit(10);
+              o.flush_interval_ms =
+                  10'000;  // the writer thread is asleep on its condition variable
+              if (!StartRecorder(o))
+                _exit(10);
               const pid_t child = fork();
               if (child == 0) {
                 AbandonRecorderInChild();
@@ -380,11 +396,13 @@ TEST(RecorderTest, ForkedChildExitsThroughExitWithoutHanging) {
               }
               int status = 0;
               for (int i = 0; i < 500; ++i) {  // 5 s, then call it a hang
-                if (waitpid(child, &status, WNOHANG) == child) break;
+                if (waitpid(child, &status, WNOHANG) == child)
+                  break;
                 usleep(10000);
               }
               const bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-              if (!exited) kill(child, SIGKILL);
+              if (!exited)
+                kill(child, SIGKILL);
               StopRecorder(nullptr);
               _exit(exited ? 0 : 1);
             }),
@@ -397,7 +415,8 @@ TEST(RecorderTest, PauseWritesMarkersAndSkipsEvents) {
   ASSERT_EQ(InChild([&] {
               RecorderOptions o;
               o.path = path.c_str();
-              if (!StartRecorder(o)) _exit(10);
+              if (!StartRecorder(o))
+                _exit(10);
               Record(AllocEvent(1, 8, 0, 0));
               SetRecording(false);
               Record(AllocEvent(2, 8, 0, 0));
@@ -410,8 +429,10 @@ TEST(RecorderTest, PauseWritesMarkersAndSkipsEvents) {
   std::vector<uint64_t> addrs;
   std::vector<int64_t> switches;
   for (const Event& ev : rb.events) {
-    if (ev.type == EventType::kAlloc) addrs.push_back(ev.addr);
-    if (ev.type == EventType::kRecording) switches.push_back(ev.value);
+    if (ev.type == EventType::kAlloc)
+      addrs.push_back(ev.addr);
+    if (ev.type == EventType::kRecording)
+      switches.push_back(ev.value);
   }
   EXPECT_EQ(addrs, (std::vector<uint64_t>{1, 3}));
   EXPECT_EQ(switches, (std::vector<int64_t>{0, 1}));
