@@ -207,7 +207,7 @@ class RankSim {
   TraceBuilder b_;
   Event cur_{};
   bool on_ = false, started_ = false;
-  int64_t host_ = 0, loader_ = 0;  // main and loader thread clocks (job time)
+  int64_t host_ = 0, loader_ = 0;             // main and loader thread clocks (job time)
   int64_t compute_free_ = 0, nccl_free_ = 0;  // GPU stream timelines
   uint64_t corr_ = 0;
   int64_t kept_ = 0;
