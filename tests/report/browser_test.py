@@ -289,7 +289,7 @@ def tick_bytes(text):
 
 
 class BundledReport(Page, FirstScreen, unittest.TestCase):
-    """The bundled H200 trace (re-recorded by the integrator: with or without call stacks)."""
+    """The bundled H200 trace (recorded with or without call stacks)."""
     name = "bundled"
 
     def stacks_recorded(self):
