@@ -134,7 +134,7 @@ TEST(JsonReport, InvalidUtf8InNamesIsReplaced) {
   ASSERT_TRUE(r.ok());
   auto j = analysis::ToJson(*r);
   ASSERT_TRUE(j.ok()) << j.status();
-  EXPECT_NO_THROW((void)json::parse(*j));
+  EXPECT_NO_THROW([[maybe_unused]] const json parsed = json::parse(*j));
 }
 
 TEST(TextReport, TableAndAccumulatorLines) {
