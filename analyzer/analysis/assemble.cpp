@@ -92,22 +92,6 @@ namespace {
 
 using internal::Context;
 
-const char* StopName(trace::StopReason r) {
-  switch (r) {
-    case trace::StopReason::kComplete:
-      return "complete";
-    case trace::StopReason::kNoTrailer:
-      return "no_trailer";
-    case trace::StopReason::kTruncated:
-      return "truncated";
-    case trace::StopReason::kCorrupt:
-      return "corrupt";
-    case trace::StopReason::kReading:
-      break;
-  }
-  return "reading";
-}
-
 const char* ClockName(format::ClockId c) {
   switch (c) {
     case format::ClockId::kMonotonic:
@@ -132,7 +116,7 @@ void Identity(Context& ctx, RankReport* r) {
   t.producer = rd.header().producer;
   t.clock = ClockName(rd.header().clock);
   t.base_realtime_ns = rd.header().base_realtime_ns;
-  t.status = StopName(rd.status().reason);
+  t.status = trace::StopReasonName(rd.status().reason);
   t.status_message = rd.status().message;
   t.partial = rd.status().partial();
   t.events = rd.status().events;

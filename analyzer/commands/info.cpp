@@ -28,22 +28,6 @@ constexpr char kDescription[] =
     "Summarizes a trace (binary or JSON Lines): header, events by type, time span, the process\n"
     "and devices recorded, drops, and whether the file is complete, cut or damaged (and where).";
 
-const char* StopName(trace::StopReason r) {
-  switch (r) {
-    case trace::StopReason::kComplete:
-      return "complete";
-    case trace::StopReason::kNoTrailer:
-      return "no_trailer";
-    case trace::StopReason::kTruncated:
-      return "truncated";
-    case trace::StopReason::kCorrupt:
-      return "corrupt";
-    case trace::StopReason::kReading:
-      break;
-  }
-  return "reading";
-}
-
 const char* ClockName(format::ClockId c) {
   switch (c) {
     case format::ClockId::kMonotonic:
@@ -109,7 +93,7 @@ nlohmann::json ToJson(const std::string& path, trace::TraceReader& reader, const
       {"producer", h.producer},
       {"clock", ClockName(h.clock)},
       {"base_realtime_ns", h.base_realtime_ns},
-      {"status", StopName(rs.reason)},
+      {"status", trace::StopReasonName(rs.reason)},
       {"status_message", rs.message},
       {"stopped_at_offset", rs.offset},
       {"events", rs.events},

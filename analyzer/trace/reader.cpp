@@ -11,6 +11,23 @@
 #include "trace/jsonl.h"
 
 namespace cuclimb::trace {
+
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kComplete:
+      return "complete";
+    case StopReason::kNoTrailer:
+      return "no_trailer";
+    case StopReason::kTruncated:
+      return "truncated";
+    case StopReason::kCorrupt:
+      return "corrupt";
+    case StopReason::kReading:
+      break;
+  }
+  return "reading";
+}
+
 namespace {
 
 // Gives back a peeked prefix before the rest of the inner source.

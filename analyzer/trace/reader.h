@@ -42,6 +42,10 @@ enum class StopReason {
   kCorrupt,    // bad checksum, length, id or encoding
 };
 
+// "complete", "no_trailer", "truncated", "corrupt" or "reading": the status word of reports and
+// `cuclimb info`.
+const char* StopReasonName(StopReason reason);
+
 struct ReadStatus {
   StopReason reason = StopReason::kReading;
   uint64_t offset = 0;           // byte offset where reading stopped (for kTruncated / kCorrupt)
