@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Reproducers of damaged and hostile traces (bad-inputs/): each must give a clear message and
+"""Reproducers of damaged and hostile traces (tests/hostile/data): each must give a clear message and
 exit 3, or convert without losing anything, within bounded memory."""
 import os
 import resource
@@ -10,7 +10,8 @@ import tempfile
 import unittest
 
 CUCLIMB = sys.argv.pop(1)
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bad-inputs")
+# The reproducers are those of the hostile-input suite (tests/hostile/data).
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "hostile", "data")
 H200 = sys.argv.pop(1)  # a recording (format 1.0) to convert and damage
 
 
