@@ -277,7 +277,8 @@ bool Measure(const char* path, Tally* tally) {
     const std::string payload = file.substr(at + sizeof(h), h.stored_bytes);
     tally->bytes["chunk headers"] += sizeof(h);
     ++tally->chunks;
-    const bool ok = h.type == static_cast<uint8_t>(ChunkType::kColumns)
+    const bool ok = h.type == static_cast<uint8_t>(ChunkType::kColumns) ||
+                            h.type == static_cast<uint8_t>(ChunkType::kColumnsV2)
                         ? ColumnChunk(h, payload, tally)
                         : RowChunk(h, payload, tally);
     if (!ok) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size and encoding speed of real recordings, re-encoded the way the recorder writes them.
 //
-//   trace_codec_bench TRACE... [--repeat N]
+//   trace_codec_bench TRACE... [--repeat N] [--level N] [--format 1.0|1.1|1.2]
 //
 // Reads each trace (binary or JSON Lines) into memory, then encodes its events with the writer
 // thread's encoder and sealing policy: a chunk whenever 512 KiB are pending or a second of trace
@@ -51,8 +51,9 @@ size_t PeakPerSecond(const std::vector<Event>& events) {
 }
 
 // Encodes as the recorder does; returns the file's bytes (header included), chunks in *chunks.
-std::string Encode(const std::vector<Event>& events, const TraceReader& reader, size_t* chunks) {
-  format::TraceEncoder encoder(3, format::ChunkLayout::kColumns, kRecorderChunkBytes);
+std::string Encode(const std::vector<Event>& events, const TraceReader& reader,
+                   format::ChunkLayout layout, int level, size_t* chunks) {
+  format::TraceEncoder encoder(level, layout, kRecorderChunkBytes);
   ReaderTables tables(&reader.strings(), &reader.stacks());
   const format::FileHeader header = encoder.Header(format::ClockId::kMonotonic, 0, 0, "bench");
   std::string out(reinterpret_cast<const char*>(&header), sizeof(header));
@@ -72,7 +73,7 @@ std::string Encode(const std::vector<Event>& events, const TraceReader& reader, 
   return out;
 }
 
-int Run(const char* path, int repeat) {
+int Run(const char* path, int repeat, format::ChunkLayout layout, int level) {
   auto reader = TraceReader::Open(path);
   if (!reader.ok()) {
     std::fprintf(stderr, "trace_codec_bench: %s\n", std::string(reader.status().message()).c_str());
@@ -86,7 +87,7 @@ int Run(const char* path, int repeat) {
   std::vector<double> seconds;
   for (int i = 0; i < repeat; ++i) {
     const double start = CpuSeconds();
-    bytes = Encode(events, **reader, &chunks);
+    bytes = Encode(events, **reader, layout, level, &chunks);
     seconds.push_back(CpuSeconds() - start);
   }
   std::sort(seconds.begin(), seconds.end());
@@ -123,19 +124,31 @@ int Run(const char* path, int repeat) {
 
 int main(int argc, char** argv) {
   int repeat = 3;
+  int level = 3;
+  auto layout = cuclimb::format::ChunkLayout::kColumnsV2;
   std::vector<const char*> paths;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
+      level = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+      const std::string f = argv[++i];
+      layout = f == "1.0"   ? cuclimb::format::ChunkLayout::kRows
+               : f == "1.1" ? cuclimb::format::ChunkLayout::kColumns
+                            : cuclimb::format::ChunkLayout::kColumnsV2;
     } else {
       paths.push_back(argv[i]);
     }
   }
   if (paths.empty()) {
-    std::fprintf(stderr, "usage: trace_codec_bench TRACE... [--repeat N]\n");
+    std::fprintf(
+        stderr,
+        "usage: trace_codec_bench TRACE... [--repeat N] [--level N] [--format 1.0|1.1|1.2]\n");
     return 2;
   }
   int rc = 0;
-  for (const char* path : paths) rc = std::max(rc, cuclimb::trace::Run(path, repeat));
+  for (const char* path : paths)
+    rc = std::max(rc, cuclimb::trace::Run(path, repeat, layout, level));
   return rc;
 }

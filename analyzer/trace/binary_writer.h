@@ -38,7 +38,7 @@ class BinaryTraceWriter {
   // layout kRows writes format 1.0 (tests of the old layout); the default is the current one.
   BinaryTraceWriter(const TraceHeader& header, Sink sink, int zstd_level = 3,
                     size_t chunk_bytes = 1u << 20,
-                    format::ChunkLayout layout = format::ChunkLayout::kColumns);
+                    format::ChunkLayout layout = format::ChunkLayout::kColumnsV2);
 
   // Adds ev, whose string and stack ids refer to `strings` and `stacks` (the same tables for
   // every call). Definitions are written before first use; ids are renumbered densely. A string

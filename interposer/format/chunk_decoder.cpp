@@ -9,6 +9,7 @@
 
 #include <zstd.h>
 
+#include "address_history.h"
 #include "crc32c.h"
 #include "event_fields.h"
 #include "varint.h"
@@ -112,8 +113,10 @@ bool Unpacker::Unpack(UnpackedChunk* chunk) {
                               "out of order",
                               h.sequence, static_cast<unsigned>(chunk->place.index & 0xffff)));
   }
-  if (h.type == static_cast<uint8_t>(ChunkType::kColumns))
+  if (h.type == static_cast<uint8_t>(ChunkType::kColumns) ||
+      h.type == static_cast<uint8_t>(ChunkType::kColumnsV2)) {
     return UnpackColumns(chunk);
+  }
   if (h.type != static_cast<uint8_t>(ChunkType::kEvents) &&
       h.type != static_cast<uint8_t>(ChunkType::kTrailer)) {
     return Fail(chunk, Format("unknown chunk type %u", h.type));
@@ -154,9 +157,9 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
                        "%u records",
                        static_cast<ull>(events), static_cast<ull>(definitions), h.record_count));
   }
-  if (stream_count > kMaxColumnKey + 2) {
+  if (stream_count > kMaxEscapeKey + 2) {
     return Fail(chunk, Format("%llu streams exceed the cap of %u", static_cast<ull>(stream_count),
-                              kMaxColumnKey + 2));
+                              kMaxEscapeKey + 2));
   }
   chunk->events = static_cast<uint32_t>(events);
   chunk->definitions = static_cast<uint32_t>(definitions);
@@ -252,14 +255,34 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
   }
   if (!seen_types && events > 0)
     return Fail(chunk, "events without an event type stream");
+  const bool history_coded = h.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
+  std::memset(chunk->escape_counts, 0xff, sizeof(chunk->escape_counts));  // none seen yet
   for (const UnpackedChunk::Stream& s : all) {
-    if (s.key < 2 || s.key > kMaxColumnKey)
+    if (s.key < 2 || s.key > kMaxEscapeKey)
       continue;
-    const uint32_t plane = (s.key - 2) % kMaxPlanes;
-    const uint32_t field = (s.key - 2) / kMaxPlanes % kMaxColumnFields;
-    const uint32_t type = (s.key - 2) / kMaxPlanes / kMaxColumnFields;
+    const auto [type, field, plane, escape] = ParseColumnKey(s.key);
     if (!IsEventType(static_cast<uint8_t>(type)) || field >= kEventSchema[type].field_count) {
       continue;  // a newer minor's field
+    }
+    if (escape) {
+      if (!history_coded || HistoryField(static_cast<uint8_t>(type)) != static_cast<int>(field))
+        continue;  // a newer minor's escape column
+      // Escape words are as many as the misses, known only once decoded: the planes must agree
+      // with each other here, and with the misses at the end of the chunk.
+      uint32_t& count = chunk->escape_counts[type];
+      if (count != UINT32_MAX && count != s.size) {
+        return Fail(chunk, Format("escape column %s plane %u holds %u bytes, another plane %u",
+                                  ColumnName(static_cast<uint8_t>(type), field).c_str(), plane,
+                                  s.size, count));
+      }
+      if (s.size > chunk->type_counts[type]) {
+        return Fail(chunk, Format("escape column %s holds %u words for %u events",
+                                  ColumnName(static_cast<uint8_t>(type), field).c_str(), s.size,
+                                  chunk->type_counts[type]));
+      }
+      count = s.size;
+      chunk->streams.push_back(s);
+      continue;
     }
     if (type == static_cast<uint32_t>(EventType::kTrailer)) {
       return Fail(chunk, "trailer column in an events chunk");
@@ -272,6 +295,7 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
     }
     chunk->streams.push_back(s);
   }
+  for (uint32_t& count : chunk->escape_counts) count = count == UINT32_MAX ? 0 : count;
   return true;
 }
 
@@ -297,7 +321,9 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
   event_index_ = 0;
   types_ = nullptr;
   const auto* bytes = reinterpret_cast<const uint8_t*>(chunk->bytes.data());
-  if (chunk->header.type != static_cast<uint8_t>(ChunkType::kColumns)) {
+  const bool columns = chunk->header.type == static_cast<uint8_t>(ChunkType::kColumns) ||
+                       chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
+  if (!columns) {
     begin_ = p_ = bytes;
     end_ = p_ + chunk->bytes.size();
     rows_ = DecodeState{};
@@ -309,6 +335,12 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
   }
   std::memset(position_, 0, sizeof(position_));
   batch_.delta = DecodeState{};
+  batch_.history_coded = chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
+  batch_.history.Reset();
+  batch_.history_error = ColumnBatch::HistoryError::kNone;
+  for (ColumnPlanes& c : batch_.escapes) c.count = 0;
+  std::memset(batch_.escapes_used, 0, sizeof(batch_.escapes_used));
+  std::memcpy(batch_.escape_count, chunk->escape_counts, sizeof(batch_.escape_count));
   for (const UnpackedChunk::Stream& s : chunk->streams) {
     const uint8_t* data = bytes + s.offset;
     if (s.key == kTypesKey) {
@@ -318,10 +350,8 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       if (!ApplyDefinitions(data, data + s.size, tables))
         return false;
     } else {
-      const uint32_t plane = (s.key - 2) % kMaxPlanes;
-      const uint32_t field = (s.key - 2) / kMaxPlanes % kMaxColumnFields;
-      const uint32_t type = (s.key - 2) / kMaxPlanes / kMaxColumnFields;
-      ColumnPlanes& c = planes_[type][field];
+      const auto [type, field, plane, escape] = ParseColumnKey(s.key);
+      ColumnPlanes& c = escape ? batch_.escapes[type] : planes_[type][field];
       for (uint8_t k = 0; k < c.count; ++k) {
         if (c.shift[k] == 8 * plane)
           return ChunkError("a column plane appears twice");
@@ -432,7 +462,8 @@ bool ChunkDecoder::DefineStack(const uint8_t* p, const uint8_t* end, DefinitionT
 size_t ChunkDecoder::Decode(Event* out, size_t max, DefinitionTables* tables) {
   if (failed() || chunk_ == nullptr)
     return 0;
-  if (chunk_->header.type == static_cast<uint8_t>(ChunkType::kColumns)) {
+  if (chunk_->header.type == static_cast<uint8_t>(ChunkType::kColumns) ||
+      chunk_->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2)) {
     return DecodeColumns(out, max);
   }
   return DecodeRows(out, max, tables);
@@ -589,7 +620,20 @@ size_t ChunkDecoder::DecodeColumns(Event* out, size_t max) {
       ++n;
     }
   }
+  if (event_index_ == events && batch_.history_coded)
+    CheckEscapesUsed();
   return n;
+}
+
+void ChunkDecoder::CheckEscapesUsed() {
+  for (uint8_t t = 1; t < static_cast<uint8_t>(EventType::kCount); ++t) {
+    if (batch_.escapes_used[t] != batch_.escape_count[t]) {
+      error_ = Format("%s: escape column %s holds %u words, its events used %u",
+                      Place(chunk_->place).c_str(), ColumnName(t, HistoryField(t)).c_str(),
+                      batch_.escape_count[t], batch_.escapes_used[t]);
+      return;
+    }
+  }
 }
 
 uint32_t ChunkDecoder::TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) const {
@@ -601,6 +645,19 @@ uint32_t ChunkDecoder::TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) 
 void ChunkDecoder::ColumnError(uint8_t type, uint32_t position) {
   const EventSpec& spec = kEventSchema[type];
   std::string what = "an undecodable value";
+  if (batch_.history_error != ColumnBatch::HistoryError::kNone) {
+    const int field = HistoryField(type);
+    const uint64_t w = GatherWord(planes_[type][field], position);
+    what = batch_.history_error == ColumnBatch::HistoryError::kNoEscape
+               ? Format("needs escape word %u of a column of %u", batch_.escapes_used[type] + 1,
+                        batch_.escape_count[type])
+               : Format("names address %llu of a history of %u", static_cast<ull>(w),
+                        batch_.history.count(FindList(static_cast<EventType>(type))));
+    error_ = Format("%s, event %u (column '%s'): ", Place(chunk_->place).c_str(), event_index_,
+                    ColumnName(type, static_cast<uint32_t>(field)).c_str()) +
+             what;
+    return;
+  }
   for (uint8_t i = 0; i < spec.field_count; ++i) {
     const FieldSpec& f = spec.fields[i];
     if (f.coding != Coding::kString && f.coding != Coding::kStack && f.coding != Coding::kEnum) {

@@ -57,6 +57,7 @@ struct UnpackedChunk {
   uint32_t events = 0;          // column chunks: events and definitions the chunk holds
   uint32_t definitions = 0;
   uint32_t type_counts[static_cast<size_t>(EventType::kCount)] = {};
+  uint32_t escape_counts[static_cast<size_t>(EventType::kCount)] = {};  // kColumnsV2: words
   std::string error;  // set when Unpack() found damage: the whole message
 };
 
@@ -107,6 +108,8 @@ class ChunkDecoder {
   // Decodes a row event slowly to name what is wrong; true if it finds nothing.
   bool CheckRow(uint8_t type, const uint8_t* p, const uint8_t* end, Event* ev);
   void ColumnError(uint8_t type, uint32_t position);
+  // kColumnsV2, at the end of a chunk: every escape word was used (else error_ says which).
+  void CheckEscapesUsed();
   bool RecordError(const std::string& what);
   bool ChunkError(const std::string& what);
 

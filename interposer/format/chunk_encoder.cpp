@@ -33,7 +33,27 @@ struct Stream {
   uint32_t key;
   uint32_t bytes;
   uint32_t type, field, plane;  // column planes; unused for definitions and types
+  const std::vector<uint64_t>* words;
 };
+
+// Appends a stream per nonzero byte plane of `words`.
+void AddPlanes(const std::vector<uint64_t>& words, uint32_t type, uint32_t field, bool escape,
+               std::vector<Stream>* streams) {
+  if (words.empty())
+    return;
+  uint64_t any = 0;
+  for (uint64_t w : words) any |= w;
+  // An escape column's length is not the type's event count: its plane 0 is always written,
+  // so that the reader knows how many words it has even when they are all zero.
+  if (escape)
+    any |= 1;
+  for (uint32_t plane = 0; plane < kMaxPlanes; ++plane) {
+    if (((any >> (8 * plane)) & 0xff) != 0) {
+      streams->push_back({escape ? EscapeKey(type, field, plane) : ColumnKey(type, field, plane),
+                          static_cast<uint32_t>(words.size()), type, field, plane, &words});
+    }
+  }
+}
 
 }  // namespace
 
@@ -42,7 +62,8 @@ FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_rea
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.format_major = kFormatMajor;
-  h.format_minor = layout == ChunkLayout::kRows ? 0 : kFormatMinor;
+  h.format_minor = layout == ChunkLayout::kRows ? 0 : layout == ChunkLayout::kColumns ? 1 : 2;
+  static_assert(kFormatMinor == 2, "MakeFileHeader: a layout per minor");
   h.header_bytes = sizeof(FileHeader);
   h.clock_id = static_cast<uint32_t>(clock);
   h.base_clock_ns = base_clock_ns;
@@ -53,7 +74,9 @@ FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_rea
 }
 
 ChunkEncoder::ChunkEncoder(int zstd_level, ChunkLayout layout)
-    : zstd_level_(zstd_level), layout_(layout) {}
+    : zstd_level_(zstd_level), layout_(layout) {
+  history_.Reset();
+}
 
 ChunkEncoder::~ChunkEncoder() {
   ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_));
@@ -154,6 +177,9 @@ bool ChunkEncoder::AddRow(const Event& ev) {
 bool ChunkEncoder::AddColumns(const Event& ev) {
   const EventSpec& spec = SpecOf(ev.type);
   std::vector<uint64_t>* columns = columns_[static_cast<uint8_t>(ev.type)];
+  const int history_field =
+      layout_ == ChunkLayout::kColumnsV2 ? HistoryField(static_cast<uint8_t>(ev.type)) : -1;
+  std::vector<uint64_t>& escapes = escapes_[static_cast<uint8_t>(ev.type)];
   // Reserve first, so that a failed allocation leaves no column longer than the others.
   try {
     for (uint8_t i = 0; i < spec.field_count; ++i) {
@@ -161,6 +187,8 @@ bool ChunkEncoder::AddColumns(const Event& ev) {
       if (c.size() + 3 > c.capacity())
         c.reserve(std::max<size_t>(256, c.capacity() * 2));
     }
+    if (history_field >= 0 && escapes.size() + 1 > escapes.capacity())
+      escapes.reserve(std::max<size_t>(256, escapes.capacity() * 2));
     types_.push_back(static_cast<char>(ev.type));
   } catch (const std::bad_alloc&) {
     return false;
@@ -190,6 +218,15 @@ bool ChunkEncoder::AddColumns(const Event& ev) {
       case Coding::kHex:
       case Coding::kDelta: {
         const uint64_t v = GetSlot(ev, f.slot);
+        if (i == history_field) {
+          word = history_.Find(FindList(ev.type), v);
+          if (word == 0) {
+            escapes.push_back(history_.EscapeWord(v));
+            bytes += std::max(1u, WordBytes(escapes.back()));
+          }
+          history_.Push(PushList(ev.type), v);
+          break;
+        }
         uint64_t& prev = prev_[static_cast<int>(f.slot)];
         word = ZigZag(static_cast<int64_t>(v - prev));
         prev = v;
@@ -237,24 +274,19 @@ bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
   std::vector<Stream> streams;
   const uint32_t events = static_cast<uint32_t>(types_.size());
   if (!definitions_.empty()) {
-    streams.push_back({kDefinitionsKey, static_cast<uint32_t>(definitions_.size()), 0, 0, 0});
+    streams.push_back(
+        {kDefinitionsKey, static_cast<uint32_t>(definitions_.size()), 0, 0, 0, nullptr});
   }
   if (events > 0)
-    streams.push_back({kTypesKey, events, 0, 0, 0});
+    streams.push_back({kTypesKey, events, 0, 0, 0, nullptr});
   for (uint32_t t = 1; t < static_cast<uint32_t>(EventType::kCount); ++t) {
-    for (uint32_t f = 0; f < kMaxColumnFields; ++f) {
-      const std::vector<uint64_t>& column = columns_[t][f];
-      if (column.empty())
-        continue;
-      uint64_t any = 0;
-      for (uint64_t w : column) any |= w;
-      for (uint32_t plane = 0; plane < kMaxPlanes; ++plane) {
-        if (((any >> (8 * plane)) & 0xff) != 0) {
-          streams.push_back(
-              {ColumnKey(t, f, plane), static_cast<uint32_t>(column.size()), t, f, plane});
-        }
-      }
-    }
+    for (uint32_t f = 0; f < kMaxColumnFields; ++f)
+      AddPlanes(columns_[t][f], t, f, false, &streams);
+  }
+  for (uint32_t t = 1; t < static_cast<uint32_t>(EventType::kCount); ++t) {
+    const int field = HistoryField(static_cast<uint8_t>(t));
+    if (field >= 0)
+      AddPlanes(escapes_[t], t, static_cast<uint32_t>(field), true, &streams);
   }
   std::stable_partition(streams.begin(), streams.end(),
                         [](const Stream& s) { return s.bytes < kOwnBlockBytes; });
@@ -270,7 +302,7 @@ bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
     } else if (s.key == kTypesKey) {
       std::memcpy(out, types_.data(), s.bytes);
     } else {
-      const uint64_t* words = columns_[s.type][s.field].data();
+      const uint64_t* words = s.words->data();
       const unsigned shift = 8 * s.plane;
       for (uint32_t i = 0; i < s.bytes; ++i) out[i] = static_cast<char>(words[i] >> shift);
     }
@@ -336,11 +368,12 @@ bool ChunkEncoder::Frame(ChunkType type, Codec codec, const char* payload, size_
 bool ChunkEncoder::Seal(ChunkType type, std::string* out) {
   const size_t out_size = out->size();
   try {
-    if (type == ChunkType::kEvents && layout_ == ChunkLayout::kColumns) {
+    if (type == ChunkType::kEvents && layout_ != ChunkLayout::kRows) {
       uint64_t raw = 0;
       if (!PackColumns(&raw))
         return false;
-      Frame(ChunkType::kColumns, Codec::kRaw, payload_.data(), payload_.size(), raw, out);
+      Frame(layout_ == ChunkLayout::kColumns ? ChunkType::kColumns : ChunkType::kColumnsV2,
+            Codec::kRaw, payload_.data(), payload_.size(), raw, out);
     } else {
       // Records: the definitions first (still before first use), then the events.
       payload_ = definitions_;
@@ -369,6 +402,8 @@ void ChunkEncoder::Reset() {
   for (auto& by_field : columns_) {
     for (std::vector<uint64_t>& c : by_field) c.clear();
   }
+  for (std::vector<uint64_t>& e : escapes_) e.clear();
+  history_.Reset();
   records_ = 0;
   pending_bytes_ = 0;
   prev_ts_ = 0;

@@ -12,25 +12,27 @@
 #include <string_view>
 #include <vector>
 
+#include "address_history.h"
 #include "column_layout.h"
 #include "trace_format.h"
 
 namespace cuclimb::format {
 
 // How event chunks are laid out: kRows is format 1.0 (records, ChunkType::kEvents), kColumns is
-// format 1.1 (column_layout.h, ChunkType::kColumns). Readers read both; writers write kColumns
-// unless a test asks for the old layout.
-enum class ChunkLayout : uint8_t { kRows, kColumns };
+// format 1.1 (column_layout.h, ChunkType::kColumns), kColumnsV2 format 1.2 (the same with an
+// address history, address_history.h). Readers read all three; writers write kColumnsV2 unless a
+// test or a benchmark asks for an older layout.
+enum class ChunkLayout : uint8_t { kRows, kColumns, kColumnsV2 };
 
 // Builds the 64-byte file header, producer truncated to 19 bytes. The minor version follows the
-// layout: 0 for kRows, kFormatMinor for kColumns.
+// layout: 0 for kRows, 1 for kColumns, 2 (kFormatMinor) for kColumnsV2.
 FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_realtime_ns,
-                          std::string_view producer, ChunkLayout layout = ChunkLayout::kColumns);
+                          std::string_view producer, ChunkLayout layout = ChunkLayout::kColumnsV2);
 
 class ChunkEncoder {
  public:
   // zstd_level 0 stores payloads raw (tests, debugging); otherwise a zstd level (1..19).
-  explicit ChunkEncoder(int zstd_level = 3, ChunkLayout layout = ChunkLayout::kColumns);
+  explicit ChunkEncoder(int zstd_level = 3, ChunkLayout layout = ChunkLayout::kColumnsV2);
   ~ChunkEncoder();
   ChunkEncoder(const ChunkEncoder&) = delete;
   ChunkEncoder& operator=(const ChunkEncoder&) = delete;
@@ -77,6 +79,9 @@ class ChunkEncoder {
   // kColumns: the types of the pending events, and their column words by (type, field).
   std::string types_;
   std::vector<uint64_t> columns_[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
+  // kColumnsV2: the address history and the escape words of each type's history field.
+  AddressHistory history_;
+  std::vector<uint64_t> escapes_[static_cast<size_t>(EventType::kCount)];
   uint32_t records_ = 0;
   size_t pending_bytes_ = 0;
   uint16_t sequence_ = 0;  // of the next chunk

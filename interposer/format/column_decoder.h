@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "address_history.h"
 #include "column_layout.h"
 #include "event_fields.h"
 #include "row_decoder.h"
@@ -37,13 +38,43 @@ inline constexpr uint32_t kColumnBatch = 256;
 
 // What the assemblers read: each column's words for the events of the batch (absent columns
 // point at zeros), how many events of each type the batch has assembled, and the delta state.
+// kColumnsV2 chunks add the address history and the escape columns, read word by word (an
+// escape is rare) over the whole chunk.
 struct ColumnBatch {
   const uint64_t* words[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
   uint32_t index[static_cast<size_t>(EventType::kCount)] = {};
   DecodeState delta;
+  bool history_coded = false;  // a kColumnsV2 chunk
+  AddressHistory history;
+  ColumnPlanes escapes[static_cast<size_t>(EventType::kCount)];
+  uint32_t escapes_used[static_cast<size_t>(EventType::kCount)] = {};
+  uint32_t escape_count[static_cast<size_t>(EventType::kCount)] = {};
+  // Why the last history-coded address could not be decoded (for the message).
+  enum class HistoryError : uint8_t { kNone, kPastHistory, kNoEscape } history_error{};
 };
 
 namespace column_internal {
+
+// The address of an alloc or free in a kColumnsV2 chunk, from its history word.
+template <uint8_t kType>
+bool AssembleHistoryAddress(Event* ev, ColumnBatch* b, uint64_t w) {
+  constexpr auto type = static_cast<EventType>(kType);
+  uint64_t addr = 0;
+  if (w == 0) {
+    uint32_t& used = b->escapes_used[kType];
+    if (used >= b->escape_count[kType]) {
+      b->history_error = ColumnBatch::HistoryError::kNoEscape;
+      return false;
+    }
+    addr = b->history.FromEscape(GatherWord(b->escapes[kType], used++));
+  } else if (!b->history.Take(FindList(type), w, &addr)) {
+    b->history_error = ColumnBatch::HistoryError::kPastHistory;
+    return false;
+  }
+  b->history.Push(PushList(type), addr);
+  ev->addr = addr;
+  return true;
+}
 
 template <uint8_t kType, size_t kField>
 inline bool AssembleField(Event* ev, ColumnBatch* b, uint32_t k) {
@@ -65,6 +96,12 @@ inline bool AssembleField(Event* ev, ColumnBatch* b, uint32_t k) {
       SetSlot(ev, f.slot, static_cast<uint64_t>(UnZigZag(w)));
     } else if constexpr (f.coding == Coding::kDevice) {
       ev->device = DeviceFromWord(w);
+    } else if constexpr (HistoryField(kType) == static_cast<int>(kField)) {
+      if (b->history_coded)
+        return AssembleHistoryAddress<kType>(ev, b, w);
+      uint64_t& prev = st->prev[static_cast<int>(f.slot)];
+      prev += static_cast<uint64_t>(UnZigZag(w));
+      SetSlot(ev, f.slot, prev);
     } else if constexpr (f.coding == Coding::kHex || f.coding == Coding::kDelta) {
       uint64_t& prev = st->prev[static_cast<int>(f.slot)];
       prev += static_cast<uint64_t>(UnZigZag(w));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The v1.1 column chunk layout (ChunkType::kColumns): what the encoder writes and the decoder
-// reads, defined once.
+// The column chunk layouts, v1.1 (ChunkType::kColumns) and v1.2 (ChunkType::kColumnsV2): what the
+// encoder writes and the decoder reads, defined once.
 //
 // Why columns: a record layout interleaves fields of every kind, so the compressor sees a mix of
 // timestamps, ids and handles and models none of them well. Here every field of every event type
@@ -26,8 +26,14 @@
 //   ColumnKey(type, field, plane)   byte `plane` (0 = least significant) of the column words of
 //                    field `field` (index in the type's schema) of every event of `type`, in
 //                    event order; a kDims field has three words per event (x, y, z)
+//   EscapeKey(type, field, plane)   kColumnsV2 only: byte `plane` of the escape words of a field
+//                    coded by the address history (address_history.h), one word per event whose
+//                    address was not in the history, in event order
 // A missing plane is all zeros, so a column whose words are all zero (an optional field never
 // set) costs nothing. Unknown keys (a newer minor's fields) are skipped.
+//
+// kColumnsV2 differs from kColumns only in the `addr` columns of alloc and free, whose words are
+// indexes into the address history (0: the next escape word holds the address).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +54,23 @@ constexpr uint32_t ColumnKey(uint32_t type, uint32_t field, uint32_t plane) {
 // The largest key a column of a known type can have.
 inline constexpr uint32_t kMaxColumnKey =
     ColumnKey(static_cast<uint32_t>(EventType::kCount) - 1, kMaxColumnFields - 1, kMaxPlanes - 1);
+// Escape columns (kColumnsV2) follow the columns' keys.
+constexpr uint32_t EscapeKey(uint32_t type, uint32_t field, uint32_t plane) {
+  return ColumnKey(type, field, plane) + (kMaxColumnKey - 1);
+}
+inline constexpr uint32_t kMaxEscapeKey =
+    EscapeKey(static_cast<uint32_t>(EventType::kCount) - 1, kMaxColumnFields - 1, kMaxPlanes - 1);
+// The (type, field, plane) of a column or escape key.
+struct ColumnId {
+  uint32_t type, field, plane;
+  bool escape;
+};
+constexpr ColumnId ParseColumnKey(uint32_t key) {
+  const bool escape = key > kMaxColumnKey;
+  const uint32_t k = escape ? key - (kMaxColumnKey - 1) - 2 : key - 2;
+  return {k / kMaxPlanes / kMaxColumnFields, k / kMaxPlanes % kMaxColumnFields, k % kMaxPlanes,
+          escape};
+}
 
 // Streams smaller than this share one compressed block; larger ones get a block each, so that
 // zstd's entropy tables fit one byte plane at a time.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cuclimb trace format v1.1: file framing, the event model and the per-event field schema.
+// The cuclimb trace format v1.2: file framing, the event model and the per-event field schema.
 //
 // This header is the single definition of the format. It depends on <cstdint>/<cstddef> only so
 // that the interposer (inside someone else's process), the analyzer and the tests share it.
@@ -17,6 +17,8 @@
 //   encoded as its Coding says.
 //   kColumns (v1.1): the definitions made by the chunk, then one stream per event field and byte
 //   of its value (a "plane"), compressed in blocks; column_layout.h says how.
+//   kColumnsV2 (v1.2): kColumns whose alloc and free addresses are coded by an address history
+//   (address_history.h).
 // Delta state (previous ts, previous address, ...) starts at zero in every chunk, so each chunk
 // decodes on its own given the string and stack definitions made by earlier chunks.
 #pragma once
@@ -33,9 +35,10 @@ namespace cuclimb::format {
 inline constexpr char kMagic[8] = {'C', 'U', 'C', 'L', 'I', 'M', 'B', '\0'};
 // Major: readers refuse other majors. Minor: new record types or fields appended to a type's
 // schema, which older readers skip by the record's length; 1.1 added the column chunk layout
-// (older readers stop at it: unknown chunk type) and chunk sequence numbers.
+// (older readers stop at it: unknown chunk type) and chunk sequence numbers; 1.2 the kColumnsV2
+// chunk (the same, with alloc/free addresses coded by an address history).
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 1;
+inline constexpr uint16_t kFormatMinor = 2;
 // The first minor whose chunks carry sequence numbers.
 inline constexpr uint16_t kSequencedMinor = 1;
 
@@ -66,9 +69,10 @@ static_assert(offsetof(FileHeader, header_crc) == 60);
 inline constexpr uint32_t kChunkMagic = 0x4B48'4343;  // "CCHK" as little-endian bytes
 
 enum class ChunkType : uint8_t {
-  kEvents = 1,   // string/stack definitions and events, as records (v1.0 layout)
-  kTrailer = 2,  // one kTrailer event (records); written once, last
-  kColumns = 3,  // string/stack definitions and events, column-wise (v1.1; column_layout.h)
+  kEvents = 1,     // string/stack definitions and events, as records (v1.0 layout)
+  kTrailer = 2,    // one kTrailer event (records); written once, last
+  kColumns = 3,    // string/stack definitions and events, column-wise (v1.1; column_layout.h)
+  kColumnsV2 = 4,  // kColumns with alloc/free addresses from an address history (v1.2)
 };
 
 enum class Codec : uint8_t {

@@ -43,7 +43,7 @@ class TraceWriter {
   TraceWriter(const WriterInputs& inputs, int zstd_level, size_t chunk_bytes)
       : in_(inputs),
         tables_(inputs.strings, inputs.stacks),
-        encoder_(zstd_level, format::ChunkLayout::kColumns, chunk_bytes) {}
+        encoder_(zstd_level, format::ChunkLayout::kColumnsV2, chunk_bytes) {}
 
   // Writes the file header. False when the file could not be written.
   bool Begin(FileSink* sink, const format::FileHeader& header) noexcept;

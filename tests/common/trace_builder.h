@@ -61,7 +61,7 @@ class TraceBuilder {
 
   // layout kRows writes format 1.0 (tests of the old layout).
   std::string ToBinary(bool with_trailer = true, int zstd_level = 3, size_t chunk_bytes = 64u << 10,
-                       format::ChunkLayout layout = format::ChunkLayout::kColumns) const;
+                       format::ChunkLayout layout = format::ChunkLayout::kColumnsV2) const;
   std::string ToJsonLines(bool with_trailer = true) const;
   absl::Status WriteBinary(const std::string& path, bool with_trailer = true) const;
   absl::Status WriteJsonLines(const std::string& path, bool with_trailer = true) const;

@@ -65,10 +65,13 @@ class DamageTest : public ::testing::TestWithParam<format::ChunkLayout> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Layouts, DamageTest,
-                         ::testing::Values(format::ChunkLayout::kColumns,
+                         ::testing::Values(format::ChunkLayout::kColumnsV2,
+                                           format::ChunkLayout::kColumns,
                                            format::ChunkLayout::kRows),
                          [](const ::testing::TestParamInfo<format::ChunkLayout>& p) {
-                           return p.param == format::ChunkLayout::kRows ? "Rows" : "Columns";
+                           return p.param == format::ChunkLayout::kRows      ? "Rows"
+                                  : p.param == format::ChunkLayout::kColumns ? "Columns"
+                                                                             : "ColumnsV2";
                          });
 
 TEST_P(DamageTest, CutAtEveryByte) {

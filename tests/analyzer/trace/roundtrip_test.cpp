@@ -150,8 +150,9 @@ TEST(RoundTripTest, RawAndCompressedChunksReadAlike) {
   EXPECT_EQ(ReadResolved(b.ToBinary(true, 0), &st), ReadResolved(b.ToBinary(true, 19), &st));
 }
 
-// Format 1.0 (rows) and 1.1 (columns) hold the same events; readers read both.
-TEST(RoundTripTest, BothLayoutsReadAlike) {
+// Format 1.0 (rows), 1.1 (columns) and 1.2 (columns with an address history) hold the same
+// events; readers read all three.
+TEST(RoundTripTest, EveryLayoutReadsAlike) {
   TraceBuilder b = RandomTrace(12, 3000);
   const std::vector<Resolved> expected = ResolveAll(b);
   for (const size_t chunk : {size_t{2048}, size_t{1} << 20}) {
@@ -161,12 +162,15 @@ TEST(RoundTripTest, BothLayoutsReadAlike) {
     EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, chunk, format::ChunkLayout::kColumns), &st),
               expected);
     EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
+    EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, chunk, format::ChunkLayout::kColumnsV2), &st),
+              expected);
+    EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
   }
 }
 
-// The layouts encode values differently (columns split every word into byte planes): extreme
-// values of every coding must survive both.
-TEST(RoundTripTest, ExtremeValuesSurviveBothLayouts) {
+// The layouts encode values differently (columns split every word into byte planes, 1.2 codes
+// addresses by a history): extreme values of every coding must survive all of them.
+TEST(RoundTripTest, ExtremeValuesSurviveEveryLayout) {
   TraceBuilder b;
   const int64_t kMin = std::numeric_limits<int64_t>::min();
   const int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -183,7 +187,8 @@ TEST(RoundTripTest, ExtremeValuesSurviveBothLayouts) {
     l.corr = 1;
   }
   const std::vector<Resolved> expected = ResolveAll(b);
-  for (auto layout : {format::ChunkLayout::kRows, format::ChunkLayout::kColumns}) {
+  for (auto layout : {format::ChunkLayout::kRows, format::ChunkLayout::kColumns,
+                      format::ChunkLayout::kColumnsV2}) {
     ReadStatus st;
     EXPECT_EQ(ReadResolved(b.ToBinary(true, 3, 512, layout), &st), expected);
     EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
