@@ -255,7 +255,7 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
   }
   if (!seen_types && events > 0)
     return Fail(chunk, "events without an event type stream");
-  const bool history_coded = h.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
+  const bool columns_v2 = h.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
   std::memset(chunk->escape_counts, 0xff, sizeof(chunk->escape_counts));  // none seen yet
   for (const UnpackedChunk::Stream& s : all) {
     if (s.key < 2 || s.key > kMaxEscapeKey)
@@ -265,7 +265,7 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
       continue;  // a newer minor's field
     }
     if (escape) {
-      if (!history_coded || HistoryField(static_cast<uint8_t>(type)) != static_cast<int>(field))
+      if (!columns_v2 || HistoryField(static_cast<uint8_t>(type)) != static_cast<int>(field))
         continue;  // a newer minor's escape column
       // Escape words are as many as the misses, known only once decoded: the planes must agree
       // with each other here, and with the misses at the end of the chunk.
@@ -335,7 +335,7 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
   }
   std::memset(position_, 0, sizeof(position_));
   batch_.delta = DecodeState{};
-  batch_.history_coded = chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
+  batch_.columns_v2 = chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
   batch_.history.Reset();
   batch_.history_error = ColumnBatch::HistoryError::kNone;
   for (ColumnPlanes& c : batch_.escapes) c.count = 0;
@@ -620,7 +620,7 @@ size_t ChunkDecoder::DecodeColumns(Event* out, size_t max) {
       ++n;
     }
   }
-  if (event_index_ == events && batch_.history_coded)
+  if (event_index_ == events && batch_.columns_v2)
     CheckEscapesUsed();
   return n;
 }

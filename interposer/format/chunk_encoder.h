@@ -86,6 +86,7 @@ class ChunkEncoder {
   size_t pending_bytes_ = 0;
   uint16_t sequence_ = 0;  // of the next chunk
   int64_t prev_ts_ = 0;
+  int64_t prev_end_ = 0;    // kColumnsV2: previous event's ts + dur
   uint64_t prev_[16] = {};  // delta state per Slot (kHex / kDelta codings)
 };
 

@@ -44,7 +44,7 @@ struct ColumnBatch {
   const uint64_t* words[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
   uint32_t index[static_cast<size_t>(EventType::kCount)] = {};
   DecodeState delta;
-  bool history_coded = false;  // a kColumnsV2 chunk
+  bool columns_v2 = false;  // a kColumnsV2 chunk: address history, times from previous ends
   AddressHistory history;
   ColumnPlanes escapes[static_cast<size_t>(EventType::kCount)];
   uint32_t escapes_used[static_cast<size_t>(EventType::kCount)] = {};
@@ -88,7 +88,7 @@ inline bool AssembleField(Event* ev, ColumnBatch* b, uint32_t k) {
   } else {
     const uint64_t w = words[k];
     if constexpr (f.coding == Coding::kTime) {
-      st->prev_ts = WrappingAdd(st->prev_ts, UnZigZag(w));
+      st->prev_ts = WrappingAdd(b->columns_v2 ? st->prev_end : st->prev_ts, UnZigZag(w));
       ev->ts = st->prev_ts;
     } else if constexpr (f.coding == Coding::kUInt) {
       SetSlot(ev, f.slot, w);
@@ -97,7 +97,7 @@ inline bool AssembleField(Event* ev, ColumnBatch* b, uint32_t k) {
     } else if constexpr (f.coding == Coding::kDevice) {
       ev->device = DeviceFromWord(w);
     } else if constexpr (HistoryField(kType) == static_cast<int>(kField)) {
-      if (b->history_coded)
+      if (b->columns_v2)
         return AssembleHistoryAddress<kType>(ev, b, w);
       uint64_t& prev = st->prev[static_cast<int>(f.slot)];
       prev += static_cast<uint64_t>(UnZigZag(w));
@@ -129,7 +129,9 @@ bool AssembleFields(Event* ev, ColumnBatch* b, std::index_sequence<kFields...>) 
   static constexpr Event kBlank = MakeEvent(static_cast<EventType>(kType));
   std::memcpy(ev, &kBlank, sizeof(kBlank));
   const uint32_t k = b->index[kType]++;
-  return (AssembleField<kType, kFields>(ev, b, k) && ...);
+  const bool ok = (AssembleField<kType, kFields>(ev, b, k) && ...);
+  b->delta.prev_end = WrappingAdd(ev->ts, ev->dur);  // every type's ts is its field 0
+  return ok;
 }
 
 template <uint8_t kType>

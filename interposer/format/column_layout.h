@@ -32,8 +32,9 @@
 // A missing plane is all zeros, so a column whose words are all zero (an optional field never
 // set) costs nothing. Unknown keys (a newer minor's fields) are skipped.
 //
-// kColumnsV2 differs from kColumns only in the `addr` columns of alloc and free, whose words are
-// indexes into the address history (0: the next escape word holds the address).
+// kColumnsV2 differs from kColumns in two codings: times count from the previous event's end
+// (below), and the `addr` columns of alloc and free hold indexes into the address history (0:
+// the next escape word holds the address).
 #pragma once
 
 #include <cstdint>
@@ -77,7 +78,8 @@ constexpr ColumnId ParseColumnKey(uint32_t key) {
 inline constexpr uint32_t kOwnBlockBytes = 1024;
 
 // Column words. Every coding maps its "absent" value to 0, so unset optional fields cost nothing:
-//   kTime            zigzag(ts − previous event's ts in the chunk)
+//   kTime            zigzag(ts − previous event's ts in the chunk); kColumnsV2: zigzag(ts −
+//                    (previous event's ts + its dur)), dur being 0 for types without one
 //   kHex, kDelta     zigzag(value − previous value of the same slot in the chunk, any type)
 //   kUInt, kString, kStack, kEnum   the value
 //   kSInt            zigzag(value)
@@ -89,6 +91,16 @@ constexpr uint64_t DeviceWord(int32_t device) {
 constexpr int32_t DeviceFromWord(uint64_t word) {
   return static_cast<int32_t>(WrappingAdd(UnZigZag(word), kNoDevice));
 }
+
+// Decoders find an event's time first and its duration next: every type's field 0 is `ts`.
+constexpr bool EveryTypeStartsWithTs() {
+  for (uint32_t t = 1; t < static_cast<uint32_t>(EventType::kCount); ++t) {
+    if (kEventSchema[t].fields[0].coding != Coding::kTime)
+      return false;
+  }
+  return true;
+}
+static_assert(EveryTypeStartsWithTs());
 
 // Number of bytes a word needs (0 for 0).
 constexpr uint32_t WordBytes(uint64_t word) {

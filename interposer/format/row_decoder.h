@@ -19,6 +19,7 @@ namespace cuclimb::format {
 // Delta state and the ids defined so far, while a chunk is decoded.
 struct DecodeState {
   int64_t prev_ts = 0;
+  int64_t prev_end = 0;    // column chunks: previous event's ts + dur (what 1.2 times count from)
   uint64_t prev[16] = {};  // per Slot, for kHex / kDelta
   uint64_t strings = 1;    // ids below this are defined
   uint64_t stacks = 1;
