@@ -124,7 +124,7 @@ int Run(const char* path, int repeat, format::ChunkLayout layout, int level) {
 
 int main(int argc, char** argv) {
   int repeat = 3;
-  int level = 3;
+  int level = cuclimb::format::kDefaultZstdLevel;
   auto layout = cuclimb::format::ChunkLayout::kColumnsV2;
   std::vector<const char*> paths;
   for (int i = 1; i < argc; ++i) {

@@ -16,7 +16,7 @@ namespace {
 
 const std::vector<util::OptionSpec> kOptions = {
     {"to", "FORM", "output form: binary or jsonl (default: the other form of IN)"},
-    {"level", "N", "zstd level for binary output, 1-19 (default 3)"},
+    {"level", "N", "zstd level for binary output, 1-19 (default 5)"},
 };
 
 constexpr char kUsage[] = "cuclimb convert IN OUT [--to binary|jsonl]";
@@ -64,7 +64,7 @@ int RunConvert(const util::ParsedArgs& parsed) {
     return util::ReportError(
         "convert", util::UsageError("expected IN and OUT (see 'cuclimb convert --help')"));
   }
-  auto level = args->GetInt("level", 3);
+  auto level = args->GetInt("level", format::kDefaultZstdLevel);
   if (!level.ok() || *level < 1 || *level > 19) {
     return util::ReportError("convert",
                              util::UsageError("--level must be an integer from 1 to 19"));

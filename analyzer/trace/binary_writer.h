@@ -36,8 +36,8 @@ class BinaryTraceWriter {
   using Sink = std::function<absl::Status(std::string_view)>;
 
   // layout kRows writes format 1.0 (tests of the old layout); the default is the current one.
-  BinaryTraceWriter(const TraceHeader& header, Sink sink, int zstd_level = 3,
-                    size_t chunk_bytes = 1u << 20,
+  BinaryTraceWriter(const TraceHeader& header, Sink sink,
+                    int zstd_level = format::kDefaultZstdLevel, size_t chunk_bytes = 1u << 20,
                     format::ChunkLayout layout = format::ChunkLayout::kColumnsV2);
 
   // Adds ev, whose string and stack ids refer to `strings` and `stacks` (the same tables for

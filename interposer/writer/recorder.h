@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "interposer/format/chunk_encoder.h"
 #include "interposer/format/trace_format.h"
 
 namespace cuclimb::interposer {
@@ -27,7 +28,7 @@ struct RecorderOptions {
   size_t ring_kib = 4096;       // per-thread ring capacity
   int flush_interval_ms = 100;  // writer wake-up period (also woken at half-full rings)
   size_t chunk_kib = 512;       // raw bytes per chunk before compression
-  int zstd_level = 3;
+  int zstd_level = format::kDefaultZstdLevel;
   format::ClockId clock = format::ClockId::kMonotonic;
   int64_t base_clock_ns = 0;         // clock reading that ts 0 stands for (0: now)
   const char* producer = "cuclimb";  // written into the file header
