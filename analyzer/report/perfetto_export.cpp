@@ -518,28 +518,38 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
+absl::StatusOr<ExportWindow> ResolveExportWindow(const RankReport& rank,
+                                                 const PerfettoOptions& options) {
+  const std::vector<IterationSpan>& spans = rank.iterations.spans;
+  const int64_t count = static_cast<int64_t>(spans.size());
+  ExportWindow w;
+  w.first = options.first_iteration;
+  w.end = options.end_iteration < 0 ? count : options.end_iteration;
+  w.cut = options.first_iteration != 0 || options.end_iteration >= 0;
+  w.start_ns = std::numeric_limits<int64_t>::min();
+  w.end_ns = std::numeric_limits<int64_t>::max();
+  if (w.cut) {
+    if (w.first < 0 || w.first >= w.end || w.end > count) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--iterations %d:%d is outside the trace's %d iterations (%s)", w.first,
+                          w.end, count, rank.iterations.why));
+    }
+    w.start_ns = spans[static_cast<size_t>(w.first)].start_ns;
+    w.end_ns = spans[static_cast<size_t>(w.end - 1)].end_ns;
+  } else {
+    w.first = 0;
+    w.end = count;
+  }
+  return w;
+}
+
 absl::StatusOr<PerfettoStats> ExportPerfetto(
     trace::TraceReader* reader, const RankReport& rank, const PerfettoOptions& options,
     const std::function<absl::Status(std::string_view)>& write) {
-  const std::vector<IterationSpan>& spans = rank.iterations.spans;
-  const int64_t count = static_cast<int64_t>(spans.size());
+  CUCLIMB_ASSIGN_OR_RETURN(const ExportWindow window, ResolveExportWindow(rank, options));
+  const int64_t first = window.first, end = window.end, w0 = window.start_ns, w1 = window.end_ns;
+  const bool cut = window.cut;
   PerfettoStats stats;
-  int64_t first = options.first_iteration,
-          end = options.end_iteration < 0 ? count : options.end_iteration;
-  const bool cut = options.first_iteration != 0 || options.end_iteration >= 0;
-  int64_t w0 = std::numeric_limits<int64_t>::min(), w1 = std::numeric_limits<int64_t>::max();
-  if (cut) {
-    if (first < 0 || first >= end || end > count) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("--iterations %d:%d is outside the trace's %d iterations (%s)", first,
-                          end, count, rank.iterations.why));
-    }
-    w0 = spans[static_cast<size_t>(first)].start_ns;
-    w1 = spans[static_cast<size_t>(end - 1)].end_ns;
-  } else {
-    first = 0;
-    end = count;
-  }
   stats.iterations = end - first;
   stats.window_start_ns = cut ? w0 : rank.trace.first_ts_ns;
   stats.window_end_ns = cut ? w1 : rank.trace.last_ts_ns;

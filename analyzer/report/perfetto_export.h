@@ -27,16 +27,30 @@ struct PerfettoOptions {
   // counters start from their value at the window's start.
   int64_t first_iteration = 0;
   int64_t end_iteration = -1;
+  // Protobuf only: write packets in deflate-compressed bundles (off when the caller gzips the
+  // whole output).
+  bool compress_packets = true;
   // Called about every million events with (bytes read, bytes in the trace or 0, events read).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
 };
 
 struct PerfettoStats {
   uint64_t events_read = 0;
-  uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"
+  uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"; protobuf: TracePackets
   int64_t window_start_ns = 0, window_end_ns = 0;
   int64_t iterations = 0;  // iterations inside the window
 };
+
+// The part of the trace an export covers: iterations [first, end) of `rank` and, when the user cut
+// the run (`cut`), their time span [start_ns, end_ns]; otherwise all time. InvalidArgument (the
+// message starts with "--iterations") when the range is empty or outside the trace.
+struct ExportWindow {
+  int64_t first = 0, end = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  bool cut = false;
+};
+absl::StatusOr<ExportWindow> ResolveExportWindow(const RankReport& rank,
+                                                 const PerfettoOptions& options);
 
 // Streams `reader` (positioned at its first event) into `write`, in pieces. `rank` is the
 // analyzer's report of the same trace: its iteration spans (Analyze() segments the trace; this
