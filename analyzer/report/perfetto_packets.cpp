@@ -21,6 +21,18 @@ constexpr uint32_t kSequenceId = 1;
 constexpr uint32_t kTracePacket = 1;
 // TracePacket
 constexpr uint32_t kPacketTimestamp = 8;
+constexpr uint32_t kPacketTimestampClockId = 58;
+constexpr uint32_t kPacketClockSnapshot = 6;
+constexpr uint32_t kPacketDefaults = 59;  // TracePacketDefaults
+constexpr uint32_t kDefaultsTimestampClockId = 58;
+// ClockSnapshot, ClockSnapshot.Clock; the clocks
+constexpr uint32_t kSnapshotClocks = 1;
+constexpr uint32_t kSnapshotPrimaryClock = 2;
+constexpr uint32_t kClockId = 1;
+constexpr uint32_t kClockTimestamp = 2;
+constexpr uint32_t kClockIsIncremental = 3;
+constexpr uint64_t kBootTimeClock = 6;      // BuiltinClocks.BOOTTIME, the trace clock
+constexpr uint64_t kIncrementalClock = 64;  // the first sequence-scoped clock id
 constexpr uint32_t kPacketSequenceId = 10;  // trusted_packet_sequence_id
 constexpr uint32_t kPacketTrackEvent = 11;
 constexpr uint32_t kPacketInternedData = 12;
@@ -71,7 +83,30 @@ constexpr uint32_t kEntryText = 2;
 
 }  // namespace
 
+void PerfettoPacketWriter::StartSequence() {
+  // One packet: the delta clock (0 on it is 0 on BOOTTIME) and the default that makes every
+  // later packet's timestamp a delta on it.
+  packet_mark_ = out_.BeginMessage(kTracePacket);
+  const size_t snapshot = out_.BeginMessage(kPacketClockSnapshot);
+  for (const uint64_t clock : {kBootTimeClock, kIncrementalClock}) {
+    const size_t c = out_.BeginMessage(kSnapshotClocks);
+    out_.UInt64(kClockId, clock);
+    out_.UInt64(kClockTimestamp, 0);
+    if (clock == kIncrementalClock)
+      out_.Bool(kClockIsIncremental, true);
+    out_.EndMessage(c);
+  }
+  out_.UInt64(kSnapshotPrimaryClock, kBootTimeClock);
+  out_.EndMessage(snapshot);
+  const size_t defaults = out_.BeginMessage(kPacketDefaults);
+  out_.UInt64(kDefaultsTimestampClockId, kIncrementalClock);
+  out_.EndMessage(defaults);
+  EndPacket(0);
+}
+
 void PerfettoPacketWriter::Track(const TrackSpec& t) {
+  if (first_packet_)
+    StartSequence();
   packet_mark_ = out_.BeginMessage(kTracePacket);
   const size_t d = out_.BeginMessage(kPacketTrackDescriptor);
   out_.UInt64(kTrackUuid, t.uuid);
@@ -108,8 +143,11 @@ void PerfettoPacketWriter::Track(const TrackSpec& t) {
 
 void PerfettoPacketWriter::BeginEvent(uint64_t ts_ns, uint64_t track_uuid, SliceType type,
                                       uint64_t name_iid) {
+  if (first_packet_)
+    StartSequence();
   event_.clear();
   event_ts_ = ts_ns;
+  event_absolute_ = false;
   event_.UInt64(kEventTrackUuid, track_uuid);
   event_.UInt64(kEventType, static_cast<uint64_t>(type));
   if (name_iid != 0)
@@ -171,7 +209,13 @@ void PerfettoPacketWriter::ArgStringIid(std::string_view name, uint64_t iid) {
 
 void PerfettoPacketWriter::EndEvent() {
   packet_mark_ = out_.BeginMessage(kTracePacket);
-  out_.UInt64(kPacketTimestamp, event_ts_);
+  if (event_absolute_ || event_ts_ < clock_ns_) {
+    out_.UInt64(kPacketTimestamp, event_ts_);
+    out_.UInt64(kPacketTimestampClockId, kBootTimeClock);
+  } else {
+    out_.UInt64(kPacketTimestamp, event_ts_ - clock_ns_);
+    clock_ns_ = event_ts_;
+  }
   // New interned entries go before the event that uses them (a reader may parse in order).
   if (!interned_.empty()) {
     out_.Bytes(kPacketInternedData, interned_.bytes());

@@ -6,9 +6,15 @@
 // (tests/report/perfetto_proto_test.py) checks what we write against a subset of it.
 //
 // All packets share one sequence (trusted_packet_sequence_id 1). The first packet clears the
-// sequence's incremental state; every event packet needs it, because names are interned: a name
-// is written once, in the interned_data of the first packet that uses it, and referred to by its
-// iid afterwards (EventName, DebugAnnotationName, and interned debug-annotation string values).
+// sequence's incremental state; every event packet needs it, for two reasons:
+//  - names are interned: a name is written once, in the interned_data of the first packet that
+//    uses it, and referred to by its iid afterwards (EventName, DebugAnnotationName, and interned
+//    debug-annotation string values);
+//  - timestamps are deltas: the first packet defines a sequence-scoped incremental clock (id 64,
+//    a ClockSnapshot tying it to BOOTTIME, the trace clock) and makes it the sequence's default
+//    (TracePacketDefaults), so a packet's timestamp is the time since the previous such packet,
+//    1-3 bytes instead of 5-8. A packet earlier than that (records arrive roughly, not exactly,
+//    in time order) carries its absolute time on the BOOTTIME clock instead.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +63,9 @@ class PerfettoPacketWriter {
   // A TrackEvent is built in three steps: BeginEvent, any of the field writers below, EndEvent
   // (which writes the packet). `ts_ns` ≥ 0 on the trace clock; name_iid 0 = no name.
   void BeginEvent(uint64_t ts_ns, uint64_t track_uuid, SliceType type, uint64_t name_iid);
+  // This event's timestamp is written absolute and leaves the delta clock where it is: for
+  // events written far ahead of the stream's time (the iterations, written first).
+  void AbsoluteTime() { event_absolute_ = true; }
   void Name(std::string_view name);  // a name that is not interned (unique per event)
   void CounterValue(int64_t v);
   void ExtraCounter(uint64_t track_uuid, int64_t v);  // call once per counter, in pairs
@@ -100,6 +109,7 @@ class PerfettoPacketWriter {
                   std::string_view text);
   void ArgName(std::string_view name);
   void EndPacket(uint64_t sequence_flags);
+  void StartSequence();
   void CompressBundle();
 
   const Sink& sink_;
@@ -110,6 +120,8 @@ class PerfettoPacketWriter {
   ProtoWriter interned_;    // InternedData entries new in the packet being built
   size_t packet_mark_ = 0, annotation_mark_ = 0;
   uint64_t event_ts_ = 0;
+  bool event_absolute_ = false;
+  uint64_t clock_ns_ = 0;  // the delta clock's time: the last delta-encoded packet's
   bool first_packet_ = true;
   absl::Status status_;
   uint64_t packets_ = 0, bytes_written_ = 0;

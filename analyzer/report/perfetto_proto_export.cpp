@@ -113,6 +113,7 @@ class ProtoExporter {
          ++i) {
       const IterationSpan& s = spans[static_cast<size_t>(i)];
       out_->BeginEvent(T(s.start_ns), iterations_uuid_, SliceType::kBegin, 0);
+      out_->AbsoluteTime();  // written ahead of the events, which keep the delta clock
       out_->Name(absl::StrCat("iteration ", i));
       out_->ArgInt("iteration", i);
       if (s.payload != 0)
@@ -120,6 +121,7 @@ class ProtoExporter {
       out_->ExtraCounter(step_time_uuid_, s.end_ns - s.start_ns);
       out_->EndEvent();
       out_->BeginEvent(T(std::max(s.end_ns, s.start_ns)), iterations_uuid_, SliceType::kEnd, 0);
+      out_->AbsoluteTime();
       out_->EndEvent();
     }
   }

@@ -38,6 +38,7 @@ pb = None  # the compiled schema subset
 
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
 CLEARED, NEEDS = 1, 2
+BOOTTIME = 6
 GPU_PID_BASE = 1 << 30
 
 
@@ -110,7 +111,8 @@ class Model:
         self.counter_values = collections.defaultdict(list)
         self.flows_out, self.flows_in = set(), set()
         self.args = []
-        clock = None
+        clock = None  # the sequence's incremental clock: its time, once defined
+        default_clock = None
         for index, p in enumerate(packets):
             assert p.trusted_packet_sequence_id == 1, f"packet {index}: sequence"
             if index == 0:
@@ -119,23 +121,37 @@ class Model:
                 assert not p.sequence_flags & CLEARED, f"packet {index} clears the state again"
             self.intern(p.interned_data, index)
             if p.HasField("trace_packet_defaults"):
-                assert p.sequence_flags & CLEARED or index == 0
+                assert index == 0, "defaults only where the state is cleared"
+                default_clock = p.trace_packet_defaults.timestamp_clock_id
             if p.HasField("clock_snapshot"):
                 clock = self.clock(p.clock_snapshot)
                 continue
             if p.HasField("track_descriptor"):
                 self.describe(p.track_descriptor, index)
             elif p.HasField("track_event"):
-                ts = p.timestamp
-                if clock is not None and not p.HasField("timestamp_clock_id"):
-                    clock["now"] += p.timestamp  # the incremental sequence clock
+                assert p.HasField("timestamp"), f"packet {index}: an event without a time"
+                if p.HasField("timestamp_clock_id"):
+                    assert p.timestamp_clock_id == BOOTTIME, f"packet {index}: clock"
+                    ts = p.timestamp
+                else:
+                    # A delta on the sequence's incremental clock, the default for the sequence.
+                    assert clock is not None and default_clock == clock["id"], f"packet {index}"
+                    clock["now"] += p.timestamp
                     ts = clock["now"]
                 self.event(p, ts, index)
             else:
                 raise AssertionError(f"packet {index}: neither a track nor an event")
 
-    def clock(self, snapshot):
-        return {"now": [c.timestamp for c in snapshot.clocks if c.is_incremental][0]}
+    @staticmethod
+    def clock(snapshot):
+        """The incremental clock of the snapshot; it must be sequence-scoped (ids 64-127) and
+        tied to the trace clock, BOOTTIME, at the same instant."""
+        clocks = {c.clock_id: c for c in snapshot.clocks}
+        assert snapshot.primary_trace_clock == BOOTTIME and BOOTTIME in clocks
+        incremental = [c for c in snapshot.clocks if c.is_incremental]
+        assert len(incremental) == 1 and 64 <= incremental[0].clock_id < 128
+        assert clocks[BOOTTIME].timestamp == incremental[0].timestamp
+        return {"id": incremental[0].clock_id, "now": incremental[0].timestamp}
 
     def intern(self, data, index):
         for table, entries in ((self.names, data.event_names),
