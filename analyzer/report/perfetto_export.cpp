@@ -457,7 +457,45 @@ class Exporter {
   std::array<HandleTotal, static_cast<size_t>(format::HandleType::kCount)> handles_{};
 };
 
+// The length of the well-formed UTF-8 sequence that starts at s[i] (a byte ≥ 0x80), or 0.
+size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  if (c >= 0xF5)
+    len = 0;
+  bool ok = len > 0 && i + len <= s.size();
+  for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+  if (ok && len == 3) {
+    const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+    ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
+  } else if (ok && len == 4) {
+    const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+    ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+  }
+  return ok ? len : 0;
+}
+
 }  // namespace
+
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    const size_t len = Utf8SequenceAt(s, i);
+    if (len > 0) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::string JsonQuote(std::string_view s) {
   std::string out;
@@ -493,20 +531,8 @@ std::string JsonQuote(std::string_view s) {
       continue;
     }
     // A well-formed UTF-8 sequence is copied; anything else becomes U+FFFD.
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (c >= 0xF5)
-      len = 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len == 3) {
-      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
-    } else if (ok && len == 4) {
-      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (ok) {
+    const size_t len = Utf8SequenceAt(s, i);
+    if (len > 0) {
       out.append(s.substr(i, len));
       i += len;
     } else {

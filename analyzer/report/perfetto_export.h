@@ -63,5 +63,8 @@ absl::StatusOr<PerfettoStats> ExportPerfetto(
 
 // A string as a JSON string literal (quotes included); invalid UTF-8 becomes U+FFFD.
 std::string JsonQuote(std::string_view s);
+// The string with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, as
+// JsonQuote does: for protobuf string fields, which must hold UTF-8.
+std::string ValidUtf8(std::string_view s);
 
 }  // namespace cuclimb::analysis

@@ -7,6 +7,8 @@
 
 #include <zlib.h>
 
+#include "report/perfetto_export.h"  // ValidUtf8
+
 namespace cuclimb::analysis {
 namespace {
 
@@ -112,19 +114,20 @@ void PerfettoPacketWriter::Track(const TrackSpec& t) {
   out_.UInt64(kTrackUuid, t.uuid);
   if (t.parent_uuid != 0)
     out_.UInt64(kTrackParentUuid, t.parent_uuid);
-  if (!t.name.empty() && !t.is_thread && !t.is_process)
-    out_.Bytes(kTrackName, t.name);
+  const std::string name = ValidUtf8(t.name);
+  if (!name.empty() && !t.is_thread && !t.is_process)
+    out_.Bytes(kTrackName, name);
   if (t.is_process) {
     const size_t p = out_.BeginMessage(kTrackProcess);
     out_.Int64(kProcessPid, t.pid);
-    out_.Bytes(kProcessName, t.name);
+    out_.Bytes(kProcessName, name);
     out_.EndMessage(p);
   }
   if (t.is_thread) {
     const size_t p = out_.BeginMessage(kTrackThread);
     out_.Int64(kThreadPid, t.pid);
     out_.Int64(kThreadTid, t.tid);
-    out_.Bytes(kThreadName, t.name);
+    out_.Bytes(kThreadName, name);
     out_.EndMessage(p);
   }
   if (t.is_counter) {
@@ -136,7 +139,7 @@ void PerfettoPacketWriter::Track(const TrackSpec& t) {
   if (t.sibling_order_rank != 0)
     out_.Int64(kTrackSiblingOrderRank, t.sibling_order_rank);
   if (!t.description.empty())
-    out_.Bytes(kTrackDescription, t.description);
+    out_.Bytes(kTrackDescription, ValidUtf8(t.description));
   out_.EndMessage(d);
   EndPacket(0);
 }
@@ -233,9 +236,10 @@ uint64_t PerfettoPacketWriter::Intern(absl::flat_hash_map<std::string, uint64_t>
                                       uint32_t interned_field, std::string_view text) {
   auto [it, fresh] = table->try_emplace(std::string(text), table->size() + 1);
   if (fresh) {
+    // Names are string fields (UTF-8 only); a kernel or range name from the trace may not be.
     const size_t m = interned_.BeginMessage(interned_field);
     interned_.UInt64(kEntryIid, it->second);
-    interned_.Bytes(kEntryText, text);
+    interned_.Bytes(kEntryText, ValidUtf8(text));
     interned_.EndMessage(m);
   }
   return it->second;
