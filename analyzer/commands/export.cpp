@@ -40,13 +40,13 @@ constexpr char kUsage[] =
     "[--iteration NAME] [--quiet]";
 constexpr char kDescription[] =
     "Writes the trace for ui.perfetto.dev: in Perfetto's native protobuf format (the default;\n"
-    "names written once, so about 10x smaller than the JSON) or, for OUT.json / OUT.json.gz or\n"
-    "--format json, as Chrome JSON trace events, which chrome://tracing opens too. A track per\n"
-    "thread with its CUDA calls and NVTX ranges, a track per GPU stream with its kernels (linked\n"
-    "to their launches), an iterations track with a step-time counter, and counters for live\n"
-    "bytes, live allocations, live handles, gauges and the profiler's own time. Iterations are\n"
-    "the analyzer's (the same as in `cuclimb analyze`); --iterations cuts a long run down to a\n"
-    "window a browser opens comfortably. See docs/reports.md.";
+    "names written once: 30x smaller than the JSON, half the gzipped JSON) or, for OUT.json,\n"
+    "OUT.json.gz or --format json, as Chrome JSON trace events, which chrome://tracing opens\n"
+    "too. A track per thread with its CUDA calls and NVTX ranges, a track per GPU stream with\n"
+    "its kernels (linked to their launches), an iterations track with a step-time counter, and\n"
+    "counters for live bytes, live allocations, live handles, gauges and the profiler's own\n"
+    "time. Iterations are the analyzer's (the same as in `cuclimb analyze`); --iterations cuts a\n"
+    "long run down to a window a browser opens comfortably. See docs/reports.md.";
 
 bool ParseIndex(std::string_view s, int64_t* out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
