@@ -182,6 +182,11 @@ int RunExport(const util::ParsedArgs& parsed) {
         static_cast<double>(stats->window_end_ns - stats->window_start_ns) / 1e9,
         *json ? " or chrome://tracing" : "");
   }
+  if (stats->slices_dropped > 0) {
+    std::fprintf(stderr,
+                 "cuclimb export: %llu slices not written: more than 64 overlapped on one track\n",
+                 static_cast<unsigned long long>(stats->slices_dropped));
+  }
   if ((*reader)->status().partial()) {
     std::fprintf(stderr, "cuclimb export: %s; exported what was readable\n",
                  (*reader)->status().message.c_str());

@@ -39,6 +39,9 @@ struct PerfettoStats {
   uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"; protobuf: TracePackets
   int64_t window_start_ns = 0, window_end_ns = 0;
   int64_t iterations = 0;  // iterations inside the window
+  // Protobuf only: records not written because more than PerfettoTracks::kMaxLanes slices
+  // overlapped on one track (never seen in a real recording; said on stderr when it happens).
+  uint64_t slices_dropped = 0;
 };
 
 // The part of the trace an export covers: iterations [first, end) of `rank` and, when the user cut

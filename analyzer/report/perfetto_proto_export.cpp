@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/perfetto_packets.h"
+#include "report/perfetto_tracks.h"
 #include "util/saturating.h"
 #include "util/status_macros.h"
 
@@ -33,9 +34,7 @@ namespace {
 using format::Event;
 using format::EventType;
 
-constexpr int64_t kGpuPidBase = 1 << 30;  // device N's process id: kGpuPidBase + N
-constexpr size_t kMaxOpen = 1u << 16;     // open pushes kept per thread and domain
-constexpr size_t kMaxLanes = 64;          // lanes per track; a record beyond them is dropped
+constexpr size_t kMaxOpen = 1u << 16;  // open pushes kept per thread and domain
 
 // Tags of the interned-name cache keys (the trace's string id in the low 32 bits).
 constexpr uint64_t kApiName = uint64_t{1} << 56;
@@ -48,16 +47,6 @@ template <size_t N>
 const char* EnumName(const char* const (&names)[N], uint8_t v) {
   return v < N ? names[v] : "unknown";
 }
-
-// Tracks on which records with a start and an end never overlap: lane 0 is the first track,
-// the others are made on demand.
-struct Lanes {
-  struct Lane {
-    uint64_t uuid;
-    int64_t last_end;
-  };
-  std::vector<Lane> lanes;
-};
 
 struct OpenRange {
   int64_t ts;
@@ -84,30 +73,20 @@ class ProtoExporter {
  public:
   ProtoExporter(trace::TraceReader* reader, const RankReport& rank, PerfettoPacketWriter* out,
                 const ExportWindow& window)
-      : reader_(reader), rank_(rank), out_(out), window_(window) {
-    pid_ = rank.process.pid > 0 ? rank.process.pid : 1;
+      : reader_(reader),
+        rank_(rank),
+        out_(out),
+        window_(window),
+        tracks_(out, rank.process.pid > 0 ? rank.process.pid : 1, ProcessName(rank),
+                ThreadNames(rank)) {
     // Packet timestamps are unsigned: a trace that starts before its base clock is shifted.
     offset_ = rank.trace.first_ts_ns < 0 ? -rank.trace.first_ts_ns : 0;
-    for (const ThreadInfo& t : rank.threads) thread_names_[t.tid] = t.name;
   }
 
   void Start() {
-    std::string cmd = rank_.process.cmd.empty() ? rank_.process.exe : rank_.process.cmd;
-    if (cmd.empty())
-      cmd = rank_.trace.path;
-    if (rank_.process.rank >= 0)
-      cmd = absl::StrCat("rank ", rank_.process.rank, ": ", cmd);
-    process_uuid_ = NewUuid();
-    TrackSpec p;
-    p.uuid = process_uuid_;
-    p.name = cmd;
-    p.is_process = true;
-    p.pid = pid_;
-    out_->Track(p);
-
-    iterations_uuid_ = Child(process_uuid_, "iterations", -2);
-    step_time_uuid_ = Counter(process_uuid_, "step time", CounterUnit::kTimeNs, -1,
-                              "duration of each iteration, at its start");
+    iterations_uuid_ = tracks_.Child(tracks_.process(), "iterations", -2);
+    step_time_uuid_ = tracks_.Counter(tracks_.process(), "step time", CounterUnit::kTimeNs, -1,
+                                      "duration of each iteration, at its start");
     const std::vector<IterationSpan>& spans = rank_.iterations.spans;
     for (int64_t i = window_.first; i < window_.end && i < static_cast<int64_t>(spans.size());
          ++i) {
@@ -182,8 +161,9 @@ class ProtoExporter {
       case EventType::kOverhead:
         if (In(ev.ts)) {
           if (self_time_uuid_ == 0)
-            self_time_uuid_ = Counter(process_uuid_, "cuclimb self time", CounterUnit::kTimeNs, 1,
-                                      "the profiler's own time per sampling period");
+            self_time_uuid_ =
+                tracks_.Counter(tracks_.process(), "cuclimb self time", CounterUnit::kTimeNs, 1,
+                                "the profiler's own time per sampling period");
           out_->BeginEvent(T(ev.ts), self_time_uuid_, SliceType::kCounter, 0);
           out_->CounterValue(ev.value);
           out_->EndEvent();
@@ -191,7 +171,7 @@ class ProtoExporter {
         return;
       case EventType::kDrops:
         if (In(ev.ts)) {
-          out_->BeginEvent(T(ev.ts), process_uuid_, SliceType::kInstant, 0);
+          out_->BeginEvent(T(ev.ts), tracks_.process(), SliceType::kInstant, 0);
           out_->Name(absl::StrCat("dropped ", ev.value, " events: ", Str(ev.text)));
           out_->ArgInt("count", ev.value);
           out_->EndEvent();
@@ -199,7 +179,7 @@ class ProtoExporter {
         return;
       case EventType::kRecording:
         if (In(ev.ts)) {
-          out_->BeginEvent(T(ev.ts), process_uuid_, SliceType::kInstant,
+          out_->BeginEvent(T(ev.ts), tracks_.process(), SliceType::kInstant,
                            out_->NameIid(ev.value != 0 ? "recording resumed" : "recording paused"));
           out_->EndEvent();
         }
@@ -210,7 +190,7 @@ class ProtoExporter {
       case EventType::kRegion:
       case EventType::kRegionFree:
         if (In(ev.ts)) {
-          const uint64_t track = ev.tid != 0 ? ThreadTrack(ev.tid) : process_uuid_;
+          const uint64_t track = ev.tid != 0 ? tracks_.Thread(ev.tid) : tracks_.process();
           out_->BeginEvent(T(ev.ts), track, SliceType::kInstant,
                            out_->NameIid(format::SpecOf(ev.type).json));
           out_->ArgPointer("addr", ev.addr);
@@ -241,7 +221,7 @@ class ProtoExporter {
     }
   }
 
-  uint64_t lane_drops() const { return lane_drops_; }
+  uint64_t slices_dropped() const { return tracks_.dropped(); }
 
  private:
   struct Live {
@@ -274,89 +254,33 @@ class ProtoExporter {
     return iid;
   }
 
-  // ---- tracks
-  uint64_t NewUuid() { return ++last_uuid_; }
-  uint64_t Child(uint64_t parent, std::string name, int32_t rank = 0) {
-    TrackSpec t;
-    t.uuid = NewUuid();
-    t.parent_uuid = parent;
-    t.name = std::move(name);
-    t.sibling_order_rank = rank;
-    out_->Track(t);
-    return t.uuid;
+  static std::string ProcessName(const RankReport& rank) {
+    std::string cmd = rank.process.cmd.empty() ? rank.process.exe : rank.process.cmd;
+    if (cmd.empty())
+      cmd = rank.trace.path;
+    return rank.process.rank >= 0 ? absl::StrCat("rank ", rank.process.rank, ": ", cmd) : cmd;
   }
-  uint64_t Counter(uint64_t parent, std::string name, CounterUnit unit, int32_t rank = 0,
-                   std::string description = "") {
-    TrackSpec t;
-    t.uuid = NewUuid();
-    t.parent_uuid = parent;
-    t.name = std::move(name);
-    t.is_counter = true;
-    t.unit = unit;
-    t.sibling_order_rank = rank;
-    t.description = std::move(description);
-    out_->Track(t);
-    return t.uuid;
-  }
-  uint64_t ThreadTrack(uint32_t tid) {
-    auto [it, fresh] = threads_.try_emplace(tid);
-    if (fresh) {
-      TrackSpec t;
-      t.uuid = NewUuid();
-      t.is_thread = true;
-      t.pid = pid_;
-      t.tid = tid;
-      auto name = thread_names_.find(tid);
-      t.name = name != thread_names_.end() && !name->second.empty() ? name->second
-                                                                    : absl::StrCat("thread ", tid);
-      out_->Track(t);
-      it->second.lanes.push_back({t.uuid, std::numeric_limits<int64_t>::min()});
-    }
-    return it->second.lanes[0].uuid;
-  }
-  // The lane of `lanes` on which [start, end] overlaps nothing; 0 when all kMaxLanes are busy.
-  uint64_t PickLane(Lanes* lanes, int64_t start, int64_t end, uint64_t parent,
-                    const std::string& name) {
-    for (Lanes::Lane& l : lanes->lanes) {
-      if (l.last_end <= start) {
-        l.last_end = end;
-        return l.uuid;
-      }
-    }
-    if (lanes->lanes.size() >= kMaxLanes) {
-      ++lane_drops_;
-      return 0;
-    }
-    lanes->lanes.push_back({Child(parent, name), end});
-    return lanes->lanes.back().uuid;
+  static absl::flat_hash_map<uint32_t, std::string> ThreadNames(const RankReport& rank) {
+    absl::flat_hash_map<uint32_t, std::string> names;
+    for (const ThreadInfo& t : rank.threads) names[t.tid] = t.name;
+    return names;
   }
   DomainTrack& Domain(uint32_t tid, uint32_t domain) {
     auto [it, fresh] = domains_.try_emplace((uint64_t{tid} << 32) | domain);
     if (fresh) {
       const std::string name =
           domain == format::kNoString ? "NVTX" : absl::StrCat("NVTX ", S(domain));
-      it->second.uuid = Child(ThreadTrack(tid), name, 1);
+      it->second.uuid = tracks_.Child(tracks_.Thread(tid), name, 1);
       it->second.domain = domain;
     }
     return it->second;
   }
-  uint64_t GpuProcess(int64_t device) {
-    auto [it, fresh] = gpus_.try_emplace(device, 0);
-    if (fresh) {
-      std::string name = absl::StrCat("GPU ", device);
-      for (const DeviceInfo& d : rank_.process.devices) {
-        if (d.ordinal == device && !d.name.empty())
-          absl::StrAppend(&name, ": ", d.name);
-      }
-      TrackSpec p;
-      p.uuid = NewUuid();
-      p.name = std::move(name);
-      p.is_process = true;
-      p.pid = kGpuPidBase + device;
-      out_->Track(p);
-      it->second = p.uuid;
+  std::string DeviceName(int64_t device) const {
+    for (const DeviceInfo& d : rank_.process.devices) {
+      if (d.ordinal == device)
+        return d.name;
     }
-    return it->second;
+    return "";
   }
 
   // ---- NVTX
@@ -421,7 +345,7 @@ class ProtoExporter {
       return;
     const int64_t a = std::max(s.ts, window_.start_ns),
                   b = std::max(a, std::min(ev.ts, window_.end_ns));
-    const uint64_t lane = PickLane(&async_lanes_, a, b, process_uuid_, "NVTX start/end ranges");
+    const uint64_t lane = tracks_.AsyncRangeLane(a, b);
     if (lane == 0)
       return;
     out_->BeginEvent(T(a), lane, SliceType::kBegin, RangeNameIid(s.name, s.domain));
@@ -437,9 +361,8 @@ class ProtoExporter {
   bool BeginCall(const Event& ev, uint64_t name_iid) {
     if (!In(ev.ts))
       return false;
-    const uint64_t thread = ThreadTrack(ev.tid);
     const int64_t end = ev.ts + std::max<int64_t>(ev.dur, 0);
-    call_track_ = PickLane(&threads_[ev.tid], ev.ts, end, thread, "CUDA calls");
+    call_track_ = tracks_.CallLane(ev.tid, ev.ts, end);
     if (call_track_ == 0)
       return false;
     call_end_ = end;
@@ -494,10 +417,10 @@ class ProtoExporter {
     KindTotal& k = kinds_[kind < kinds_.size() ? kind : 0];
     if (k.bytes_uuid == 0) {
       const char* name = EnumName(format::kMemoryKindNames, kind);
-      k.bytes_uuid =
-          Counter(process_uuid_, absl::StrCat("live bytes: ", name), CounterUnit::kBytes, 2);
-      k.count_uuid =
-          Counter(process_uuid_, absl::StrCat("live allocations: ", name), CounterUnit::kCount, 3);
+      k.bytes_uuid = tracks_.Counter(tracks_.process(), absl::StrCat("live bytes: ", name),
+                                     CounterUnit::kBytes, 2);
+      k.count_uuid = tracks_.Counter(tracks_.process(), absl::StrCat("live allocations: ", name),
+                                     CounterUnit::kCount, 3);
     }
     return k;
   }
@@ -581,7 +504,8 @@ class ProtoExporter {
     HandleTotal& h = handles_[ev.kind < handles_.size() ? ev.kind : 0];
     const char* type = EnumName(format::kHandleTypeNames, ev.kind);
     if (h.uuid == 0)
-      h.uuid = Counter(process_uuid_, absl::StrCat("live handles: ", type), CounterUnit::kCount, 4);
+      h.uuid = tracks_.Counter(tracks_.process(), absl::StrCat("live handles: ", type),
+                               CounterUnit::kCount, 4);
     h.count += ev.type == EventType::kCreate ? 1 : -1;
     const uint64_t name =
         ev.api != 0
@@ -604,11 +528,8 @@ class ProtoExporter {
     if (!In(ev.ts))
       return;
     const int64_t device = ev.device >= 0 ? ev.device : 0;
-    const uint64_t gpu = GpuProcess(device);
-    Lanes& lanes = streams_[{device, ev.stream}];
     const int64_t end = ev.ts + std::max<int64_t>(ev.dur, 0);
-    const uint64_t lane =
-        PickLane(&lanes, ev.ts, end, gpu, absl::StrFormat("stream 0x%x", ev.stream));
+    const uint64_t lane = tracks_.StreamLane(device, ev.stream, ev.ts, end, DeviceName(device));
     if (lane == 0)
       return;
     out_->BeginEvent(T(ev.ts), lane, SliceType::kBegin,
@@ -629,7 +550,7 @@ class ProtoExporter {
         absl::StrAppend(&name, absl::StrFormat(" pool 0x%x", ev.handle));
       if (ev.device >= 0)
         absl::StrAppend(&name, " (GPU ", ev.device, ")");
-      it->second = Counter(process_uuid_, name, CounterUnit::kUnspecified, 5);
+      it->second = tracks_.Counter(tracks_.process(), name, CounterUnit::kUnspecified, 5);
     }
     out_->BeginEvent(T(ev.ts), it->second, SliceType::kCounter, 0);
     out_->CounterValue(ev.value);
@@ -640,20 +561,14 @@ class ProtoExporter {
   const RankReport& rank_;
   PerfettoPacketWriter* out_;
   const ExportWindow window_;
-  int64_t pid_ = 1, offset_ = 0;
-  uint64_t last_uuid_ = 0, process_uuid_ = 0, iterations_uuid_ = 0, step_time_uuid_ = 0,
-           self_time_uuid_ = 0;
+  PerfettoTracks tracks_;
+  int64_t offset_ = 0;
+  uint64_t iterations_uuid_ = 0, step_time_uuid_ = 0, self_time_uuid_ = 0;
   uint64_t call_track_ = 0;
   int64_t call_end_ = 0;
-  uint64_t lane_drops_ = 0;
   bool counters_started_ = false;
-  absl::flat_hash_map<uint32_t, std::string> thread_names_;
-  absl::flat_hash_map<uint32_t, Lanes> threads_;  // lane 0: the thread track
   absl::flat_hash_map<uint64_t, DomainTrack> domains_;
   absl::flat_hash_map<uint64_t, StartedRange> starts_;
-  Lanes async_lanes_;
-  absl::flat_hash_map<int64_t, uint64_t> gpus_;
-  absl::flat_hash_map<std::pair<int64_t, uint64_t>, Lanes> streams_;
   absl::flat_hash_map<std::tuple<uint32_t, uint64_t, int32_t>, uint64_t> gauges_;
   absl::flat_hash_map<uint64_t, uint64_t> range_names_;
   absl::flat_hash_map<uint64_t, uint64_t> stream_iids_;
@@ -690,6 +605,7 @@ absl::StatusOr<PerfettoStats> ExportPerfettoProto(
   ex.Finish(last_ts);
   CUCLIMB_RETURN_IF_ERROR(out.Flush());
   stats.trace_events_written = out.packets();
+  stats.slices_dropped = ex.slices_dropped();
   return stats;
 }
 
