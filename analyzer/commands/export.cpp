@@ -36,8 +36,8 @@ const std::vector<util::OptionSpec> kOptions = {
     {"quiet", nullptr, "print nothing on stdout and no progress"},
 };
 constexpr char kUsage[] =
-    "cuclimb export TRACE --perfetto OUT [--format proto|json] [--iterations A:B] "
-    "[--iteration NAME] [--quiet]";
+    "cuclimb export TRACE --perfetto OUT [--format proto|json] [--iterations A:B]\n"
+    "                      [--iteration NAME] [--quiet]";
 constexpr char kDescription[] =
     "Writes the trace for ui.perfetto.dev: in Perfetto's native protobuf format (the default;\n"
     "names written once: 30x smaller than the JSON, half the gzipped JSON) or, for OUT.json,\n"

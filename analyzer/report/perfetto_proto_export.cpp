@@ -88,10 +88,15 @@ class ProtoExporter {
     step_time_uuid_ = tracks_.Counter(tracks_.process(), "step time", CounterUnit::kTimeNs, -1,
                                       "duration of each iteration, at its start");
     const std::vector<IterationSpan>& spans = rank_.iterations.spans;
+    int64_t last_end = std::numeric_limits<int64_t>::min();
     for (int64_t i = window_.first; i < window_.end && i < static_cast<int64_t>(spans.size());
          ++i) {
       const IterationSpan& s = spans[static_cast<size_t>(i)];
-      out_->BeginEvent(T(s.start_ns), iterations_uuid_, SliceType::kBegin, 0);
+      // Iterations follow each other; should two overlap, the later starts where the earlier
+      // ends, so that the track's slices still pair as written.
+      const int64_t start = std::max(s.start_ns, last_end);
+      last_end = std::max(s.end_ns, start);
+      out_->BeginEvent(T(start), iterations_uuid_, SliceType::kBegin, 0);
       out_->AbsoluteTime();  // written ahead of the events, which keep the delta clock
       out_->Name(absl::StrCat("iteration ", i));
       out_->ArgInt("iteration", i);
@@ -99,7 +104,7 @@ class ProtoExporter {
         out_->ArgInt("payload", s.payload);
       out_->ExtraCounter(step_time_uuid_, s.end_ns - s.start_ns);
       out_->EndEvent();
-      out_->BeginEvent(T(std::max(s.end_ns, s.start_ns)), iterations_uuid_, SliceType::kEnd, 0);
+      out_->BeginEvent(T(last_end), iterations_uuid_, SliceType::kEnd, 0);
       out_->AbsoluteTime();
       out_->EndEvent();
     }
