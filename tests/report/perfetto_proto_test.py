@@ -340,6 +340,25 @@ class ProtoExportTest(unittest.TestCase):
         threads = [d for d in model.tracks.values() if d.HasField("thread")]
         self.assertTrue(threads and all(t.thread.pid == 634 for t in threads))
 
+    def test_every_record_kind(self):
+        # The golden trace with one of each record kind: VMM, handles, heaps and regions, drops.
+        model, got, _ = self.check_against_json(os.path.join(GOLDEN, "every_kind.trace"))
+        names = {d.name for d in model.tracks.values()}
+        self.assertTrue(any(n.startswith("live handles: ") for n in names), names)
+        self.assertTrue(got["instants"], "marks, heap events or drops as instants")
+
+    def test_cut_recording_closes_what_was_open(self):
+        with open(os.path.join(GOLDEN, "h200-cubecl-climb.trace"), "rb") as f:
+            whole = f.read()
+        cut = os.path.join(WORK.name, "cut.trace")
+        with open(cut, "wb") as f:
+            f.write(whole[: len(whole) // 3])
+        out, r = self.export(cut, "cut.pftrace", "10:30")
+        self.assertEqual(r.returncode, 3, r.stderr)  # exported what was readable, said so
+        model = Model(read_packets(out))
+        model.slices()
+        self.assertEqual(sum(1 for d in model.tracks.values() if d.name == "iterations"), 1)
+
     def test_gzip_output_is_the_same_packets_uncompressed(self):
         trace = os.path.join(WORK.name, "flat.trace")
         bundled, _ = self.export(trace, "b.pftrace", "0:20")
@@ -369,6 +388,9 @@ class ProtoExportTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--format", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(WORK.name, "c.pftrace")))
+        r = run("export", trace, "--perfetto", "/nonexistent-dir/t.pftrace", "--quiet")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("/nonexistent-dir/t.pftrace", r.stderr)
         r = subprocess.run([CUCLIMB, "export", trace, "--perfetto", "-", "--iterations", "0:2"],
                            capture_output=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
