@@ -340,6 +340,21 @@ class ProtoExportTest(unittest.TestCase):
         threads = [d for d in model.tracks.values() if d.HasField("thread")]
         self.assertTrue(threads and all(t.thread.pid == 634 for t in threads))
 
+    def test_tangled_timeline(self):
+        # Interleaved NVTX domains, a runtime call around its driver call from the same
+        # nanosecond, late out-of-order kernels, overlapping start/end ranges, a push never popped.
+        model, got, _ = self.check_against_json(os.path.join(WORK.name, "tangled.trace"))
+        self.assertEqual(got["nvtx"]["torch::forward"], 120)
+        self.assertEqual(got["nvtx"]["prefetch batch"], 119)
+        self.assertEqual(got["nvtx"]["teardown"], 1)  # closed at the end, unfinished
+        self.assertEqual(got["kernels"]["gemm"], 119)  # the last iteration's never arrive
+        names = collections.Counter(d.name for d in model.tracks.values())
+        self.assertGreaterEqual(names["CUDA calls"], 1, "the wrapping runtime call needs a lane")
+        self.assertGreaterEqual(names["stream 0x10"], 2, "late kernels need a second lane")
+        self.assertGreaterEqual(names["NVTX start/end ranges"], 2, "overlapping ranges")
+        self.assertEqual(names["NVTX torch"], 1)
+        self.assertTrue(model.flows_in and model.flows_in <= model.flows_out)
+
     def test_every_record_kind(self):
         # The golden trace with one of each record kind: VMM, handles, heaps and regions, drops.
         model, got, _ = self.check_against_json(os.path.join(GOLDEN, "every_kind.trace"))
