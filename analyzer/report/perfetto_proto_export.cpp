@@ -294,11 +294,14 @@ class ProtoExporter {
     return t->last_ts;
   }
   // Writes the BEGIN of every open range of `t` not yet written (outermost first), clipped to
-  // the window's start; ranges that start after `now` stay unwritten.
+  // the window's start. A range that starts after `now` (or the window) stays unwritten, and so
+  // do those inside it, so that BEGINs always go out outermost first.
   void WriteOpen(DomainTrack* t, int64_t now) {
     for (OpenRange& o : t->stack) {
-      if (o.written || o.ts > window_.end_ns || o.ts > now)
+      if (o.written)
         continue;
+      if (o.ts > window_.end_ns || o.ts > now)
+        break;
       o.written = true;
       out_->BeginEvent(T(Monotonic(t, std::max(o.ts, window_.start_ns))), t->uuid,
                        SliceType::kBegin, RangeNameIid(o.name, t->domain));
