@@ -107,10 +107,10 @@ std::string StreamName(uint32_t key) {
     return "definitions";
   if (key == kTypesKey)
     return "event types";
-  const uint32_t field = (key - 2) / kMaxPlanes % kMaxColumnFields;
-  const uint32_t type = (key - 2) / kMaxPlanes / kMaxColumnFields;
-  if (IsEventType(static_cast<uint8_t>(type)) && field < kEventSchema[type].field_count) {
-    return TypeName(type) + "." + kEventSchema[type].fields[field].json;
+  const ColumnId id = ParseColumnKey(key);
+  if (IsEventType(static_cast<uint8_t>(id.type)) && id.field < kEventSchema[id.type].field_count) {
+    return TypeName(id.type) + "." + kEventSchema[id.type].fields[id.field].json +
+           (id.escape ? " escapes" : "");
   }
   return "key" + std::to_string(key);
 }
