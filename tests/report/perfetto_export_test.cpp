@@ -258,7 +258,9 @@ TEST(PerfettoExport, StreamsInPieces) {
 TEST(PerfettoExport, CutTraceExportsWhatWasRead) {
   std::string bytes = SimulateBinary(ClimbSim(60));
   const analysis::Report report = AnalyzeBytes(bytes);
-  bytes.resize(bytes.size() * 2 / 3);
+  // Cut inside the last events chunk (the trailer chunk after it is smaller than 200 bytes), so
+  // that earlier chunks' events are read whatever the encoding's chunk sizes.
+  bytes.resize(bytes.size() - 200);
   auto reader = trace::TraceReader::FromBuffer(bytes);
   ASSERT_TRUE(reader.ok());
   std::string out;
