@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `--jobs`: analysing ranks concurrently and decompressing chunks ahead changes nothing in the
-// report, byte for byte: not with several ranks, one rank, more threads than ranks, a damaged
-// rank, a rank that needs a second pass, nor the old row layout.
+// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own and decompressing
+// chunks ahead change nothing in the report, byte for byte: not with several ranks, one rank,
+// more threads than ranks, a damaged rank, a rank that needs a second pass, the old row layout,
+// nor names and stacks that the trace defines all along while the aggregation thread reads them.
 #include <gtest/gtest.h>
 
 #include "report/json_report.h"
@@ -105,6 +106,34 @@ TEST(Jobs, SecondPassAndRowLayout) {
   auto r = analysis::AnalyzeBuffers({traces[0]}, {"late"}, ao);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ranks[0].trace.repassed);
+}
+
+TEST(Jobs, NamesAndStacksDefinedAllAlong) {
+  // A loop that keeps meeting new code: every iteration calls an API, opens a range and samples a
+  // stack not seen before, so string and stack definitions arrive in every chunk, while the
+  // aggregation thread resolves earlier ones (host samples are symbolized as they come).
+  TraceBuilder b;
+  b.Process(0, 4242, "train.py");
+  int64_t t = 1000;
+  uint64_t corr = 0, addr = 0x7f0000000000;
+  for (int i = 0; i < 200; ++i) {
+    const std::string id = std::to_string(i);
+    b.Push(t += 50, "step");
+    b.Push(t += 20, "phase_" + std::to_string(i % 37));
+    b.Api(t += 30, 400 + i % 7, "cuFunc_" + id);
+    for (int k = 0; k < 6; ++k) {
+      b.Launch(t += 40, 25, k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53), ++corr);
+      b.Kernel(t + 500, 300 + (i * 7 + k) % 40, k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53),
+               corr);
+    }
+    b.Alloc(t += 10, addr + static_cast<uint64_t>(i) * 4096, 512, format::MemoryKind::kPool,
+            "cuMemAllocAsync", b.Stack({"grow_" + id, "train_step", "main"}));
+    b.Sample(t += 15, b.Stack({"fn_" + id, "train_step", "main"}));
+    b.Sample(t += 15, b.Stack({"0x" + std::to_string(401000 + i % 97), "main"}));
+    b.Pop(t += 20);
+    b.Pop(t += 5);
+  }
+  ExpectSameForAnyJobs({b.ToBinary(true, 3, 4u << 10)});
 }
 
 }  // namespace
