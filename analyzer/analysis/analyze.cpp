@@ -43,27 +43,43 @@ struct PassState {
   std::unique_ptr<trace::TraceReader> reader;
   std::unique_ptr<Symbolizer> symbolizer;
   std::unique_ptr<Aggregator> aggregator;
+  std::unique_ptr<Aggregator> memory;  // the allocation family's, when it has a thread of its own
   std::unique_ptr<Boundaries> boundaries;
   std::deque<trace::Event> pending;
-  // Runs the aggregator when it has a thread of its own (declared after it: destroyed first).
-  std::unique_ptr<AggregationThread> aggregation;
+  // The aggregators' threads, when they have them (declared after them: destroyed first).
+  std::unique_ptr<AggregationThread> aggregation, memory_aggregation;
 
-  // threaded: the aggregation runs on a thread of its own, where the reader allows it.
+  // threads: how many threads may run the aggregation (0: it runs inline; 1: on one thread; 2:
+  // the allocation family on a second one), where the reader allows it.
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options, const FrameClassifier& classifier, bool threaded) {
+            const AnalyzeOptions& options, const FrameClassifier& classifier, int threads) {
     reader = std::move(r);
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(),
-                                              pseudo ? choice.tid : 0, choice.tid);
+    const uint32_t iteration_tid = pseudo ? choice.tid : 0;
     boundaries = std::make_unique<Boundaries>(choice);
-    if (threaded) {
-      auto thread = std::make_unique<AggregationThread>(aggregator.get());
-      AggregationThread* raw = thread.get();
-      if (reader->GuardTables([raw] { raw->Sync(); }))
-        aggregation = std::move(thread);
+    // The aggregators read the reader's tables: no thread unless the reader guards them.
+    const bool threaded = threads > 0 && reader->GuardTables({});
+    const bool split = threaded && threads >= 2;
+    using Family = Aggregator::Family;
+    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
+                                              choice.tid, split ? Family::kOthers : Family::kAll);
+    if (!threaded)
+      return;
+    aggregation = std::make_unique<AggregationThread>(aggregator.get());
+    if (split) {
+      memory = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
+                                            choice.tid, Family::kMemory);
+      memory_aggregation = std::make_unique<AggregationThread>(memory.get());
     }
+    AggregationThread* a = aggregation.get();
+    AggregationThread* m = memory_aggregation.get();
+    reader->GuardTables([a, m] {
+      a->Sync();
+      if (m != nullptr)
+        m->Sync();
+    });
   }
   void Feed(const trace::Event& ev) {
     boundaries->Observe(ev);
@@ -75,10 +91,13 @@ struct PassState {
     Drain(false);
   }
   void Process(const trace::Event& ev, uint32_t slot) {
-    if (aggregation != nullptr)
-      aggregation->Add(ev, slot);
-    else
+    if (aggregation == nullptr) {
       aggregator->Process(ev, slot);
+      return;
+    }
+    if (memory_aggregation != nullptr && Aggregator::IsMemoryEvent(ev.type))
+      memory_aggregation->Add(ev, slot);
+    aggregation->Add(ev, slot);
   }
   void Drain(bool all) {
     while (!pending.empty() &&
@@ -92,10 +111,18 @@ struct PassState {
     Drain(true);
     if (aggregation != nullptr) {
       aggregation->Finish();
+      if (memory_aggregation != nullptr)
+        memory_aggregation->Finish();
       reader->GuardTables({});
       aggregation.reset();
+      memory_aggregation.reset();
     }
     aggregator->Finish();
+    if (memory != nullptr) {
+      memory->Finish();
+      aggregator->TakeMemory(memory.get());
+      memory.reset();
+    }
   }
 };
 
@@ -135,12 +162,13 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
 }
 
 // helpers: threads this trace may use besides the calling one. The first runs the aggregation
-// (AggregationThread), the others check and decompress chunks ahead (TraceReader::Prefetch).
+// (AggregationThread), the second the allocation family's aggregation, the others check and
+// decompress chunks ahead (TraceReader::Prefetch).
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
                                       int count, int helpers, const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {
-  const bool threaded = helpers > 0;
-  const int prefetch = std::max(0, helpers - 1);
+  const int aggregation_threads = std::min(helpers, 2);
+  const int prefetch = helpers - aggregation_threads;
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   reader->Prefetch(prefetch);
   SegmentStats stats(reader.get(), options.iteration);
@@ -164,7 +192,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options, classifier, threaded);
+  pass.Init(std::move(reader), choice, options, classifier, aggregation_threads);
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
@@ -196,7 +224,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     again->Prefetch(prefetch);
     PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options, classifier, threaded);
+    second.Init(std::move(again), final_choice, options, classifier, aggregation_threads);
     events = 0;
     while (const size_t n = raw2->Read(batch.data(), batch.size())) {
       for (size_t i = 0; i < n; ++i) second.Feed(batch[i]);
