@@ -43,7 +43,7 @@ class AggregationThread {
 
  private:
   static constexpr size_t kBatchEvents = 1024;  // 128 KiB of events
-  static constexpr size_t kQueuedBatches = 8;   // at most ≈ 1 MiB waiting
+  static constexpr size_t kQueuedBatches = 16;  // ≈ 2 MiB: absorbs the consumer's wake-up delays
   struct Batch {
     std::vector<trace::Event> events = std::vector<trace::Event>(kBatchEvents);
     std::vector<uint32_t> slots = std::vector<uint32_t>(kBatchEvents);
