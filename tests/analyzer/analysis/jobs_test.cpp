@@ -4,6 +4,8 @@
 // more threads than ranks, a damaged rank, a rank that needs a second pass, the old row layout,
 // names and stacks that the trace defines all along while the aggregation thread reads them, nor
 // the allocation family aggregated on a thread of its own.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "report/json_report.h"
@@ -110,31 +112,35 @@ TEST(Jobs, SecondPassAndRowLayout) {
 }
 
 TEST(Jobs, NamesAndStacksDefinedAllAlong) {
-  // A loop that keeps meeting new code: every iteration calls an API, opens a range and samples a
-  // stack not seen before, so string and stack definitions arrive in every chunk, while the
-  // aggregation thread resolves earlier ones (host samples are symbolized as they come).
+  // A loop that keeps meeting new code: APIs, ranges and kernels not seen before every few
+  // iterations and a new sampled stack in every one, so string and stack definitions arrive all
+  // along, while the aggregation thread resolves earlier ones (host samples are symbolized as
+  // they come). A short prefix and ≈ 27 000 events: the reading thread fills the queue to the
+  // aggregation thread and waits on it many times, the interleavings ThreadSanitizer needs.
   TraceBuilder b;
   b.Process(0, 4242, "train.py");
   int64_t t = 1000;
   uint64_t corr = 0, addr = 0x7f0000000000;
-  for (int i = 0; i < 200; ++i) {
-    const std::string id = std::to_string(i);
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = std::to_string(i / 10);
     b.Push(t += 50, "step");
     b.Push(t += 20, "phase_" + std::to_string(i % 37));
     b.Api(t += 30, 400 + i % 7, "cuFunc_" + id);
     for (int k = 0; k < 6; ++k) {
-      b.Launch(t += 40, 25, k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53), ++corr);
-      b.Kernel(t + 500, 300 + (i * 7 + k) % 40, k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53),
-               corr);
+      const std::string kernel = k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53);
+      b.Launch(t += 40, 25, kernel, ++corr);
+      b.Kernel(t + 500, 300 + (i * 7 + k) % 40, kernel, corr);
     }
     b.Alloc(t += 10, addr + static_cast<uint64_t>(i) * 4096, 512, format::MemoryKind::kPool,
             "cuMemAllocAsync", b.Stack({"grow_" + id, "train_step", "main"}));
     b.Sample(t += 15, b.Stack({"fn_" + id, "train_step", "main"}));
-    b.Sample(t += 15, b.Stack({"0x" + std::to_string(401000 + i % 97), "main"}));
+    char pc[32];
+    std::snprintf(pc, sizeof(pc), "0x%x", 0x401000 + i);
+    b.Sample(t += 15, b.Stack({pc, "main"}));
     b.Pop(t += 20);
     b.Pop(t += 5);
   }
-  ExpectSameForAnyJobs({b.ToBinary(true, 3, 4u << 10)});
+  ExpectSameForAnyJobs({b.ToBinary(true, 3, 4u << 10)}, 2000);
 }
 
 TEST(Jobs, EveryMemoryEventOnItsOwnThread) {
