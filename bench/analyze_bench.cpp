@@ -141,6 +141,18 @@ void Scaling(const std::string& path, uint64_t events, int max_threads, int rank
   }
 }
 
+// Where the per-iteration series' memory goes, by family.
+void PrintFootprint(const cuclimb::analysis::SeriesFootprint& f) {
+  constexpr double kMiB = 1048576.0;
+  std::printf("series store: %zu series of up to %zu slots, %.1f MiB (dense doubles: %.1f MiB)\n",
+              f.series, f.slots, static_cast<double>(f.bytes) / kMiB,
+              static_cast<double>(f.DenseBytes()) / kMiB);
+  for (const auto& family : f.families) {
+    std::printf("  %-14s %6zu series %9zu pages %9.1f MiB\n", family.name.c_str(), family.series,
+                family.pages, static_cast<double>(family.bytes) / kMiB);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +236,10 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     cuclimb::analysis::AnalyzeOptions options;
     options.jobs = jobs;
+    cuclimb::analysis::SeriesFootprint footprint;
+    options.footprint = [&footprint](int, const cuclimb::analysis::SeriesFootprint& f) {
+      footprint = f;
+    };
     auto report = cuclimb::analysis::Analyze({path}, options);
     const double s = Seconds(t0);
     if (!report.ok()) {
@@ -238,6 +254,7 @@ int main(int argc, char** argv) {
         static_cast<double>(n) / s / 1e6, static_cast<long long>(report->iterations.count),
         report->verdict.c_str(), report->accumulators.size(),
         report->ranks[0].trace.repassed ? " (two passes)" : "");
+    PrintFootprint(footprint);
     std::fflush(stdout);
     _exit(0);
   }

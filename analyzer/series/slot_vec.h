@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The per-slot store of every aggregated series: paged, split by slot parity, zero pages absent.
+//
+// Slots alternate: 2i+1 is iteration i, 2i+2 the gap after it (iterations/segmenter.h). A long
+// run has hundreds of thousands of iterations and hundreds of series (every range, kernel, API,
+// allocation key, range × API pair...), so a dense, doubling std::vector<double> per series
+// peaked at 2 × 8 bytes × slots × series: 2.5 GiB for 10^9 events (docs/performance.md). Here:
+// - pages of kPageSlots values, allocated on the first write to one of their slots and never
+//   moved or doubled, so a series costs what it holds, not up to twice that;
+// - odd (iteration) and even (gap) slots live on separate pages: most series have nothing in
+//   the gaps between iterations, and their gap pages are never allocated;
+// - a page nothing was written to reads as zeros: a key seen in a few iterations costs a page
+//   or two, not every slot up to the last one it was seen in.
+// Values stay doubles, so sums and their order are those of the dense vector it replaces.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+namespace cuclimb::analysis {
+
+class SlotVec {
+ public:
+  // Values per page: 4 KiB, 512 iterations (or gaps) of one series.
+  static constexpr uint32_t kPageBits = 9;
+  static constexpr uint32_t kPageSlots = 1u << kPageBits;
+
+  SlotVec() = default;
+  // Slots 0, 1, 2, ... set to `values` (tests and small fixed series).
+  SlotVec(std::initializer_list<double> values);
+  SlotVec(SlotVec&&) noexcept = default;
+  SlotVec& operator=(SlotVec&&) noexcept = default;
+  SlotVec(const SlotVec& other);
+  SlotVec& operator=(const SlotVec& other);
+  ~SlotVec() = default;
+
+  void Add(uint32_t slot, double x) { *Cell(slot) += x; }
+  void Max(uint32_t slot, double x) {
+    double* c = Cell(slot);
+    if (*c < x)  // std::max(*c, x): keeps *c unless x is greater
+      *c = x;
+  }
+  // The value of a slot; 0 for slots never written.
+  double operator[](uint32_t slot) const {
+    const size_t t = TableIndex(slot);
+    if (t >= pages_.size() || pages_[t] == nullptr)
+      return 0.0;
+    return pages_[t][Offset(slot)];
+  }
+
+  // True until a slot is written (an Add of 0 writes).
+  bool empty() const { return pages_.empty(); }
+  // Slots [0, size()) cover every slot written; reads beyond are 0. A multiple of 2 kPageSlots.
+  size_t size() const { return (pages_.size() + 1) / 2 * 2 * kPageSlots; }
+  // Calls f(slot, value) for every slot on an allocated page, slot ascending. Slots skipped are
+  // zero (never written), so a sum or maximum over the visited slots equals one over all.
+  template <class F>
+  void ForEach(F&& f) const;
+  // Heap bytes held: pages and the page table.
+  size_t bytes() const;
+  size_t pages() const;
+
+ private:
+  // Page table: [2g] holds the odd (iteration) slots of slot group g (2 kPageSlots slots),
+  // [2g + 1] its even (gap) slots.
+  static size_t TableIndex(uint32_t slot) {
+    return (static_cast<size_t>(slot >> (kPageBits + 1)) << 1) | ((slot & 1) ^ 1);
+  }
+  static uint32_t Offset(uint32_t slot) { return (slot >> 1) & (kPageSlots - 1); }
+  double* Cell(uint32_t slot) {
+    const size_t t = TableIndex(slot);
+    if (t < pages_.size()) [[likely]] {
+      if (double* p = pages_[t].get(); p != nullptr) [[likely]]
+        return p + Offset(slot);
+    }
+    return NewCell(slot);
+  }
+  double* NewCell(uint32_t slot);  // allocates the slot's page (and grows the table)
+
+  std::vector<std::unique_ptr<double[]>> pages_;
+};
+
+template <class F>
+void SlotVec::ForEach(F&& f) const {
+  for (size_t t = 0; t < pages_.size(); t += 2) {
+    const double* odd = pages_[t].get();
+    const double* even = t + 1 < pages_.size() ? pages_[t + 1].get() : nullptr;
+    if (odd == nullptr && even == nullptr)
+      continue;
+    const uint32_t base = static_cast<uint32_t>(t / 2) << (kPageBits + 1);
+    for (uint32_t i = 0; i < kPageSlots; ++i) {
+      if (even != nullptr)
+        f(base + 2 * i, even[i]);
+      if (odd != nullptr)
+        f(base + 2 * i + 1, odd[i]);
+    }
+  }
+}
+
+}  // namespace cuclimb::analysis
