@@ -3,6 +3,7 @@
 #include "series/slot_vec.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace cuclimb::analysis {
 
@@ -21,30 +22,41 @@ SlotVec& SlotVec::operator=(const SlotVec& other) {
   pages_.clear();
   pages_.resize(other.pages_.size());
   for (size_t t = 0; t < other.pages_.size(); ++t) {
-    if (other.pages_[t] == nullptr)
+    const Page& from = other.pages_[t];
+    if (from.capacity == 0)
       continue;
-    pages_[t] = std::make_unique<double[]>(kPageSlots);
-    std::copy_n(other.pages_[t].get(), kPageSlots, pages_[t].get());
+    pages_[t].values = std::make_unique<double[]>(from.capacity);
+    pages_[t].capacity = from.capacity;
+    std::copy_n(from.values.get(), from.capacity, pages_[t].values.get());
   }
   return *this;
 }
 
 double* SlotVec::NewCell(uint32_t slot) {
   const size_t t = TableIndex(slot);
+  const uint32_t o = Offset(slot);
   if (t >= pages_.size())
-    pages_.resize(t + 1);  // geometric growth of the table (8 bytes a page) keeps this amortized
-  if (pages_[t] == nullptr)
-    pages_[t] = std::make_unique<double[]>(kPageSlots);  // value-initialized: zeros
-  return pages_[t].get() + Offset(slot);
+    pages_.resize(t + 1);  // geometric growth of the table (16 bytes a page) keeps this amortized
+  Page& p = pages_[t];
+  const uint32_t capacity =
+      std::min(kPageSlots, std::max({std::bit_ceil(o + 1), 2 * p.capacity, kFirstPageSlots}));
+  auto values = std::make_unique<double[]>(capacity);  // value-initialized: zeros
+  if (p.capacity > 0)
+    std::copy_n(p.values.get(), p.capacity, values.get());
+  p.values = std::move(values);
+  p.capacity = capacity;
+  return &p.values[o];
 }
 
 size_t SlotVec::pages() const {
   return static_cast<size_t>(
-      std::count_if(pages_.begin(), pages_.end(), [](const auto& p) { return p != nullptr; }));
+      std::count_if(pages_.begin(), pages_.end(), [](const Page& p) { return p.capacity > 0; }));
 }
 
 size_t SlotVec::bytes() const {
-  return pages() * kPageSlots * sizeof(double) + pages_.capacity() * sizeof(pages_[0]);
+  size_t values = 0;
+  for (const Page& p : pages_) values += p.capacity;
+  return values * sizeof(double) + pages_.capacity() * sizeof(Page);
 }
 
 }  // namespace cuclimb::analysis

@@ -5,8 +5,8 @@
 // run has hundreds of thousands of iterations and hundreds of series (every range, kernel, API,
 // allocation key, range × API pair...), so a dense, doubling std::vector<double> per series
 // peaked at 2 × 8 bytes × slots × series: 2.5 GiB for 10^9 events (docs/performance.md). Here:
-// - pages of kPageSlots values, allocated on the first write to one of their slots and never
-//   moved or doubled, so a series costs what it holds, not up to twice that;
+// - pages of kPageSlots values, allocated on the first write to one of their slots; a full
+//   page never moves, so a long series costs what it holds, not up to twice that;
 // - odd (iteration) and even (gap) slots live on separate pages: most series have nothing in
 //   the gaps between iterations, and their gap pages are never allocated;
 // - a page nothing was written to reads as zeros: a key seen in a few iterations costs a page
@@ -27,6 +27,9 @@ class SlotVec {
   // Values per page: 4 KiB, 512 iterations (or gaps) of one series.
   static constexpr uint32_t kPageBits = 9;
   static constexpr uint32_t kPageSlots = 1u << kPageBits;
+  // A page starts this small and doubles up to kPageSlots as its slots are written: a series
+  // with a few values (a kernel seen once among a million names) stays a few dozen bytes.
+  static constexpr uint32_t kFirstPageSlots = 4;
 
   SlotVec() = default;
   // Slots 0, 1, 2, ... set to `values` (tests and small fixed series).
@@ -46,24 +49,29 @@ class SlotVec {
   // The value of a slot; 0 for slots never written.
   double operator[](uint32_t slot) const {
     const size_t t = TableIndex(slot);
-    if (t >= pages_.size() || pages_[t] == nullptr)
+    const uint32_t o = Offset(slot);
+    if (t >= pages_.size() || o >= pages_[t].capacity)
       return 0.0;
-    return pages_[t][Offset(slot)];
+    return pages_[t].values[o];
   }
 
   // True until a slot is written (an Add of 0 writes).
   bool empty() const { return pages_.empty(); }
   // Slots [0, size()) cover every slot written; reads beyond are 0. A multiple of 2 kPageSlots.
   size_t size() const { return (pages_.size() + 1) / 2 * 2 * kPageSlots; }
-  // Calls f(slot, value) for every slot on an allocated page, slot ascending. Slots skipped are
-  // zero (never written), so a sum or maximum over the visited slots equals one over all.
+  // Calls f(slot, value) for every slot held, slot ascending. Slots skipped are zero (never
+  // written), so a sum or maximum over the visited slots equals one over all slots.
   template <class F>
   void ForEach(F&& f) const;
   // Heap bytes held: pages and the page table.
   size_t bytes() const;
-  size_t pages() const;
+  size_t pages() const;  // pages allocated, whatever their capacity
 
  private:
+  struct Page {
+    std::unique_ptr<double[]> values;
+    uint32_t capacity = 0;  // values allocated: 0, or a power of two up to kPageSlots
+  };
   // Page table: [2g] holds the odd (iteration) slots of slot group g (2 kPageSlots slots),
   // [2g + 1] its even (gap) slots.
   static size_t TableIndex(uint32_t slot) {
@@ -72,30 +80,31 @@ class SlotVec {
   static uint32_t Offset(uint32_t slot) { return (slot >> 1) & (kPageSlots - 1); }
   double* Cell(uint32_t slot) {
     const size_t t = TableIndex(slot);
+    const uint32_t o = Offset(slot);
     if (t < pages_.size()) [[likely]] {
-      if (double* p = pages_[t].get(); p != nullptr) [[likely]]
-        return p + Offset(slot);
+      if (Page& p = pages_[t]; o < p.capacity) [[likely]]
+        return &p.values[o];
     }
     return NewCell(slot);
   }
-  double* NewCell(uint32_t slot);  // allocates the slot's page (and grows the table)
+  double* NewCell(uint32_t slot);  // allocates or grows the slot's page (and the table)
 
-  std::vector<std::unique_ptr<double[]>> pages_;
+  std::vector<Page> pages_;
 };
 
 template <class F>
 void SlotVec::ForEach(F&& f) const {
   for (size_t t = 0; t < pages_.size(); t += 2) {
-    const double* odd = pages_[t].get();
-    const double* even = t + 1 < pages_.size() ? pages_[t + 1].get() : nullptr;
-    if (odd == nullptr && even == nullptr)
-      continue;
+    const Page& odd = pages_[t];
+    const double* even = t + 1 < pages_.size() ? pages_[t + 1].values.get() : nullptr;
+    const uint32_t even_capacity = even != nullptr ? pages_[t + 1].capacity : 0;
+    const uint32_t n = odd.capacity > even_capacity ? odd.capacity : even_capacity;
     const uint32_t base = static_cast<uint32_t>(t / 2) << (kPageBits + 1);
-    for (uint32_t i = 0; i < kPageSlots; ++i) {
-      if (even != nullptr)
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i < even_capacity)
         f(base + 2 * i, even[i]);
-      if (odd != nullptr)
-        f(base + 2 * i + 1, odd[i]);
+      if (i < odd.capacity)
+        f(base + 2 * i + 1, odd.values[i]);
     }
   }
 }
