@@ -24,12 +24,8 @@ export CUCLIMB_LIB=$BUILD/interposer/libcuclimb.so
 START=$(date +%s)
 
 # libcupti.so.13: the toolkit's, else the one PyTorch ships.
-if ldd "$CUCLIMB_LIB" | grep -q 'libcupti.so.13 => not found'; then
-  for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 \
-           $(find /usr/local /opt -name 'libcupti.so.13' -printf '%h\n' 2>/dev/null); do
-    if [ -e "$d/libcupti.so.13" ]; then export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}; break; fi
-  done
-fi
+. "$root/scripts/lib-cupti.sh"
+find_cupti "$CUCLIMB_LIB"
 nvidia-smi -L; nproc; git -C "$root" log -1 --format='commit %h %s' 2>/dev/null
 
 summary() {  # the adam summary line of a run's stdout

@@ -45,12 +45,8 @@ echo "== environment"
 nvidia-smi -L 2>&1 | head -2
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1
 find /usr/local /opt -name 'libcupti.so.13*' 2>/dev/null | head -5
-if ldd "$LIB" | grep -q 'libcupti.so.13 => not found'; then
-  for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-           $(find /usr/local /opt -name 'libcupti.so.13' -printf '%h\n' 2>/dev/null); do
-    if [ -e "$d/libcupti.so.13" ]; then export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}; break; fi
-  done
-fi
+. "$(dirname "$0")/lib-cupti.sh"
+find_cupti "$LIB"
 ldd "$LIB" | grep -E 'cupti|zstd|stdc|not found'
 git log -1 --format='commit %h %s' 2>/dev/null
 

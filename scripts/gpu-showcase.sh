@@ -17,12 +17,8 @@ mkdir -p "$OUT"
 CUCLIMB=$BUILD/analyzer/cuclimb
 ADAM=$BUILD/workloads/cuclimb-adam
 export CUCLIMB_LIB=$BUILD/interposer/libcuclimb.so
-if ldd "$CUCLIMB_LIB" | grep -q 'libcupti.so.13 => not found'; then
-  for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 \
-           $(find /usr/local /opt -name 'libcupti.so.13' -printf '%h\n' 2>/dev/null); do
-    if [ -e "$d/libcupti.so.13" ]; then export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}; break; fi
-  done
-fi
+. "$root/scripts/lib-cupti.sh"
+find_cupti "$CUCLIMB_LIB"
 # name | adam arguments
 runs=(
   "h200-cubecl-climb|--mode climb --retain-tiny 2"

@@ -85,6 +85,8 @@ else
     listing=$(python3 -m zipfile -l "$wheel")  # not piped into grep -q: pipefail and SIGPIPE
     if grep -q 'cuclimb/libcuclimb.so' <<<"$listing"; then
       ok "the wheel carries libcuclimb.so"
+      check "the wheel's libcuclimb.so finds CUPTI in pip's CUDA wheels (RUNPATH)" \
+        sh -c "readelf -d '$user'/lib/python3*/site-packages/cuclimb/libcuclimb.so | grep -q 'ORIGIN/../nvidia/cu13/lib'"
       check "cuclimb record python (the bundled library is found)" \
         sh -c "cd '$work' && PATH='$user/bin:'\"\$PATH\" cuclimb record -o '$work/py.trace' python -c pass 2>&1 | grep -q 'never used CUDA'"
     else
