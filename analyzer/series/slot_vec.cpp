@@ -12,6 +12,27 @@ SlotVec::SlotVec(std::initializer_list<double> values) {
   for (double v : values) Add(slot++, v);
 }
 
+SlotVec::SlotVec(SlotVec&& other) noexcept
+    : pages_(std::move(other.pages_)),
+      hot_(other.hot_),
+      hot_first_(other.hot_first_),
+      hot_span_(other.hot_span_) {
+  other.pages_.clear();
+  other.Cool();
+}
+
+SlotVec& SlotVec::operator=(SlotVec&& other) noexcept {
+  if (this != &other) {
+    pages_ = std::move(other.pages_);
+    hot_ = other.hot_;
+    hot_first_ = other.hot_first_;
+    hot_span_ = other.hot_span_;
+    other.pages_.clear();
+    other.Cool();
+  }
+  return *this;
+}
+
 SlotVec::SlotVec(const SlotVec& other) {
   *this = other;
 }
@@ -19,6 +40,7 @@ SlotVec::SlotVec(const SlotVec& other) {
 SlotVec& SlotVec::operator=(const SlotVec& other) {
   if (this == &other)
     return *this;
+  Cool();
   pages_.clear();
   pages_.resize(other.pages_.size());
   for (size_t t = 0; t < other.pages_.size(); ++t) {
@@ -45,6 +67,7 @@ double* SlotVec::NewCell(uint32_t slot) {
     std::copy_n(p.values.get(), p.capacity, values.get());
   p.values = std::move(values);
   p.capacity = capacity;
+  Heat(slot, p);
   return &p.values[o];
 }
 

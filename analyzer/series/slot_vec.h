@@ -34,8 +34,8 @@ class SlotVec {
   SlotVec() = default;
   // Slots 0, 1, 2, ... set to `values` (tests and small fixed series).
   SlotVec(std::initializer_list<double> values);
-  SlotVec(SlotVec&&) noexcept = default;
-  SlotVec& operator=(SlotVec&&) noexcept = default;
+  SlotVec(SlotVec&& other) noexcept;
+  SlotVec& operator=(SlotVec&& other) noexcept;
   SlotVec(const SlotVec& other);
   SlotVec& operator=(const SlotVec& other);
   ~SlotVec() = default;
@@ -78,18 +78,36 @@ class SlotVec {
     return (static_cast<size_t>(slot >> (kPageBits + 1)) << 1) | ((slot & 1) ^ 1);
   }
   static uint32_t Offset(uint32_t slot) { return (slot >> 1) & (kPageSlots - 1); }
+  // The aggregator writes one series mostly in the current iteration's slot: the page last
+  // written (hot_) answers that with a subtraction and a compare, the table otherwise.
   double* Cell(uint32_t slot) {
+    const uint32_t d = slot - hot_first_;  // slots of the hot page: hot_first_ + 2i
+    if (d < hot_span_ && (d & 1) == 0) [[likely]]
+      return hot_ + (d >> 1);
+    return TableCell(slot);
+  }
+  double* TableCell(uint32_t slot) {
     const size_t t = TableIndex(slot);
     const uint32_t o = Offset(slot);
     if (t < pages_.size()) [[likely]] {
-      if (Page& p = pages_[t]; o < p.capacity) [[likely]]
+      if (Page& p = pages_[t]; o < p.capacity) [[likely]] {
+        Heat(slot, p);
         return &p.values[o];
+      }
     }
     return NewCell(slot);
   }
+  void Heat(uint32_t slot, const Page& p) {
+    hot_ = p.values.get();
+    hot_first_ = (slot >> (kPageBits + 1) << (kPageBits + 1)) | (slot & 1);
+    hot_span_ = 2 * p.capacity;
+  }
+  void Cool() { hot_ = nullptr, hot_first_ = 0, hot_span_ = 0; }
   double* NewCell(uint32_t slot);  // allocates or grows the slot's page (and the table)
 
   std::vector<Page> pages_;
+  double* hot_ = nullptr;  // values of the page last written (pages_ owns them)
+  uint32_t hot_first_ = 0, hot_span_ = 0;
 };
 
 template <class F>

@@ -152,6 +152,14 @@ TEST(SlotVec, CopiesAreDeep) {
   EXPECT_EQ(c[2], 3.0);
   SlotVec d = std::move(c);
   EXPECT_EQ(d[0], 1.0);
+  // A moved-from store is empty and usable; it must not write into the pages it gave away.
+  c.Add(1, 5);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(c[1], 5.0);
+  EXPECT_EQ(d[1], 12.0);
+  d = std::move(b);
+  b.Add(1, 1);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(b[1], 1.0);
+  EXPECT_EQ(d[1], 12.0);
 }
 
 // The reference: the dense, doubling vector this store replaced, folded the way Folder did.
