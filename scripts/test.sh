@@ -27,6 +27,14 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized -Dwerror=true
 fi
 meson compile -C "$build"
+# Test helpers from PyPI, best effort (their tests skip without them): Perfetto's own schema
+# for the export's check. A venv of the build, so nothing is installed system-wide.
+venv=$build/test-venv
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import perfetto, google.protobuf' 2>/dev/null; then
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q perfetto protobuf; } >/dev/null 2>&1 ||
+    echo "test.sh: PyPI test helpers (perfetto, protobuf) not installed; their checks skip" >&2
+fi
+export CUCLIMB_TEST_PYTHON=$venv/bin/python
 status=0
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" || status=$?
 

@@ -457,7 +457,45 @@ class Exporter {
   std::array<HandleTotal, static_cast<size_t>(format::HandleType::kCount)> handles_{};
 };
 
+// The length of the well-formed UTF-8 sequence that starts at s[i] (a byte ≥ 0x80), or 0.
+size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  if (c >= 0xF5)
+    len = 0;
+  bool ok = len > 0 && i + len <= s.size();
+  for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+  if (ok && len == 3) {
+    const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+    ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
+  } else if (ok && len == 4) {
+    const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+    ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+  }
+  return ok ? len : 0;
+}
+
 }  // namespace
+
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    const size_t len = Utf8SequenceAt(s, i);
+    if (len > 0) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::string JsonQuote(std::string_view s) {
   std::string out;
@@ -493,20 +531,8 @@ std::string JsonQuote(std::string_view s) {
       continue;
     }
     // A well-formed UTF-8 sequence is copied; anything else becomes U+FFFD.
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (c >= 0xF5)
-      len = 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len == 3) {
-      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
-    } else if (ok && len == 4) {
-      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (ok) {
+    const size_t len = Utf8SequenceAt(s, i);
+    if (len > 0) {
       out.append(s.substr(i, len));
       i += len;
     } else {
@@ -518,28 +544,38 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
+absl::StatusOr<ExportWindow> ResolveExportWindow(const RankReport& rank,
+                                                 const PerfettoOptions& options) {
+  const std::vector<IterationSpan>& spans = rank.iterations.spans;
+  const int64_t count = static_cast<int64_t>(spans.size());
+  ExportWindow w;
+  w.first = options.first_iteration;
+  w.end = options.end_iteration < 0 ? count : options.end_iteration;
+  w.cut = options.first_iteration != 0 || options.end_iteration >= 0;
+  w.start_ns = std::numeric_limits<int64_t>::min();
+  w.end_ns = std::numeric_limits<int64_t>::max();
+  if (w.cut) {
+    if (w.first < 0 || w.first >= w.end || w.end > count) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--iterations %d:%d is outside the trace's %d iterations (%s)", w.first,
+                          w.end, count, rank.iterations.why));
+    }
+    w.start_ns = spans[static_cast<size_t>(w.first)].start_ns;
+    w.end_ns = spans[static_cast<size_t>(w.end - 1)].end_ns;
+  } else {
+    w.first = 0;
+    w.end = count;
+  }
+  return w;
+}
+
 absl::StatusOr<PerfettoStats> ExportPerfetto(
     trace::TraceReader* reader, const RankReport& rank, const PerfettoOptions& options,
     const std::function<absl::Status(std::string_view)>& write) {
-  const std::vector<IterationSpan>& spans = rank.iterations.spans;
-  const int64_t count = static_cast<int64_t>(spans.size());
+  CUCLIMB_ASSIGN_OR_RETURN(const ExportWindow window, ResolveExportWindow(rank, options));
+  const int64_t first = window.first, end = window.end, w0 = window.start_ns, w1 = window.end_ns;
+  const bool cut = window.cut;
   PerfettoStats stats;
-  int64_t first = options.first_iteration,
-          end = options.end_iteration < 0 ? count : options.end_iteration;
-  const bool cut = options.first_iteration != 0 || options.end_iteration >= 0;
-  int64_t w0 = std::numeric_limits<int64_t>::min(), w1 = std::numeric_limits<int64_t>::max();
-  if (cut) {
-    if (first < 0 || first >= end || end > count) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("--iterations %d:%d is outside the trace's %d iterations (%s)", first,
-                          end, count, rank.iterations.why));
-    }
-    w0 = spans[static_cast<size_t>(first)].start_ns;
-    w1 = spans[static_cast<size_t>(end - 1)].end_ns;
-  } else {
-    first = 0;
-    end = count;
-  }
   stats.iterations = end - first;
   stats.window_start_ns = cut ? w0 : rank.trace.first_ts_ns;
   stats.window_end_ns = cut ? w1 : rank.trace.last_ts_ns;

@@ -27,16 +27,33 @@ struct PerfettoOptions {
   // counters start from their value at the window's start.
   int64_t first_iteration = 0;
   int64_t end_iteration = -1;
+  // Protobuf only: write packets in deflate-compressed bundles (off when the caller gzips the
+  // whole output).
+  bool compress_packets = true;
   // Called about every million events with (bytes read, bytes in the trace or 0, events read).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
 };
 
 struct PerfettoStats {
   uint64_t events_read = 0;
-  uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"
+  uint64_t trace_events_written = 0;  // JSON objects in "traceEvents"; protobuf: TracePackets
   int64_t window_start_ns = 0, window_end_ns = 0;
   int64_t iterations = 0;  // iterations inside the window
+  // Protobuf only: records not written because more than PerfettoTracks::kMaxLanes slices
+  // overlapped on one track (never seen in a real recording; said on stderr when it happens).
+  uint64_t slices_dropped = 0;
 };
+
+// The part of the trace an export covers: iterations [first, end) of `rank` and, when the user cut
+// the run (`cut`), their time span [start_ns, end_ns]; otherwise all time. InvalidArgument (the
+// message starts with "--iterations") when the range is empty or outside the trace.
+struct ExportWindow {
+  int64_t first = 0, end = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  bool cut = false;
+};
+absl::StatusOr<ExportWindow> ResolveExportWindow(const RankReport& rank,
+                                                 const PerfettoOptions& options);
 
 // Streams `reader` (positioned at its first event) into `write`, in pieces. `rank` is the
 // analyzer's report of the same trace: its iteration spans (Analyze() segments the trace; this
@@ -49,5 +66,8 @@ absl::StatusOr<PerfettoStats> ExportPerfetto(
 
 // A string as a JSON string literal (quotes included); invalid UTF-8 becomes U+FFFD.
 std::string JsonQuote(std::string_view s);
+// The string with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, as
+// JsonQuote does: for protobuf string fields, which must hold UTF-8.
+std::string ValidUtf8(std::string_view s);
 
 }  // namespace cuclimb::analysis

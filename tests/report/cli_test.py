@@ -141,7 +141,8 @@ class ExportTest(Base):
         self.assertEqual(run("export", self.path("missing.trace"), "--perfetto", out).returncode, 3)
 
     def test_stdout(self):
-        r = run("export", trace("flat.trace"), "--perfetto", "-", "--iterations", "0:2")
+        r = run("export", trace("flat.trace"), "--perfetto", "-", "--iterations", "0:2",
+                "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("traceEvents", json.loads(r.stdout))
 

@@ -3,6 +3,7 @@
 //   hostile.trace  the long hostile trace (report_traces.h), 1500 iterations unless --iterations
 //   climb.trace    the simulator's climb; flat.trace and flat2.trace its flat control (two seeds)
 //   creep.trace    12.3 → 12.7 MiB of kept memory over 100 iterations, sampled GPU records
+//   tangled.trace  a tangled timeline for the Perfetto export (report_traces.h)
 // Usage: make_report_traces DIR [--iterations N]
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
   const TraceBuilder hostile = HostileTrace(shape);
   if (absl::Status s = hostile.WriteBinary(dir + "/hostile.trace"); !s.ok()) {
     std::fprintf(stderr, "hostile.trace: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  if (absl::Status s = TangledTrace(iterations).WriteBinary(dir + "/tangled.trace"); !s.ok()) {
+    std::fprintf(stderr, "tangled.trace: %s\n", std::string(s.message()).c_str());
     return 1;
   }
   if (absl::Status s = CreepTrace().WriteBinary(dir + "/creep.trace"); !s.ok()) {

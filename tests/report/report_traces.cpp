@@ -2,6 +2,8 @@
 // The report tests' traces (report_traces.h).
 #include "report_traces.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 
 namespace cuclimb::testing {
@@ -136,6 +138,63 @@ TraceBuilder CreepTrace(int iterations, int sampled_every) {
     b.Pop(t);
     t += 2'000;
   }
+  return b;
+}
+
+TraceBuilder TangledTrace(int iterations) {
+  TraceBuilder b;
+  b.Process(0, 4242, "python train.py --tangled");
+  const uint32_t torch = b.Str("torch"), loader_domain = b.Str("loader");
+  struct LateKernel {
+    int64_t ts, dur;
+    const char* name;
+    uint64_t corr;
+  };
+  std::vector<LateKernel> late;  // the previous iteration's kernels, delivered now
+  uint64_t corr = 1;
+  int64_t t = 1000;
+  for (int i = 0; i < iterations; ++i) {
+    const int64_t step = 20000 + (i * 7919) % 3000 + (i % 50 == 49 ? 40000 : 0);
+    b.Push(t, "step");
+    b.Push(t + 10, "forward").domain = torch;  // torch::forward ...
+    b.Push(t + 20, "prefetch");                // ... and a default-domain range inside it
+    b.Pop(t + 30).domain = torch;              // torch::forward ends first: no nesting
+    b.Pop(t + 40);
+    // cudaLaunchKernel wraps cuLaunchKernel from the same nanosecond; the inner call ends, and
+    // is recorded, first.
+    const uint64_t c = corr++;
+    b.Launch(t + 50, 40, "gemm", c);
+    b.Api(t + 50, 100, "cudaLaunchKernel");
+    b.Api(t + 150, 0, "cudaGetLastError");
+    b.Alloc(t + 160, 0x7f0000000000 + 512 * static_cast<uint64_t>(i), 512);
+    const uint64_t c2 = corr++;
+    b.Launch(t + 200, 30, "relu", c2);
+    b.Free(t + 300, 0x7f0000000000 + 512 * static_cast<uint64_t>(i));
+    if (i % 10 == 0)
+      b.Mark(t + 310, "checkpoint?");
+    // The loader thread's own calls and a start/end range that outlives the step.
+    b.Push(t + 100, "load", 2).domain = loader_domain;
+    b.Sync(t + 120, 500, format::SyncKind::kStream, "cuStreamSynchronize", 2);
+    Event& start = b.Add(EventType::kRangeStart, t + 630);
+    start.tid = 2;
+    start.addr = 1000 + static_cast<uint64_t>(i);
+    start.name = b.Str("prefetch batch");
+    b.Pop(t + 700, 2).domain = loader_domain;
+    if (i > 0) {
+      Event& end = b.Add(EventType::kRangeEnd, t + 640);  // the previous one: they overlap
+      end.tid = 1;
+      end.addr = 1000 + static_cast<uint64_t>(i - 1);
+    }
+    // Kernels of the previous iteration arrive now, the second before the first, back to back.
+    for (auto it = late.rbegin(); it != late.rend(); ++it)
+      b.Kernel(it->ts, it->dur, it->name, it->corr);
+    late = {{t + 1000, 4000, "gemm", c}, {t + 5000, 2000, "relu", c2}};
+    b.Pop(t + step);
+    t += step;
+  }
+  b.Pop(t + 10);               // nothing open: ignored
+  b.Push(t + 20, "teardown");  // never popped
+  b.Api(t + 30, 50, "cuCtxSynchronize");
   return b;
 }
 

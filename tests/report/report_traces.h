@@ -43,4 +43,13 @@ SimOptions FlatSim(int iterations, uint64_t seed = 1);
 // CUCLIMB_KERNELS=sampled records them.
 TraceBuilder CreepTrace(int iterations = 100, int sampled_every = 8);
 
+// A timeline as tangled as real recordings get, for the Perfetto export's tracks: two NVTX
+// domains interleaved on one thread (their ranges do not nest), a runtime call recorded after
+// the driver call it wraps and starting on the same nanosecond, zero-length calls, kernels
+// delivered an iteration late and out of order on their stream, a loader thread with calls of
+// its own, NVTX start/end ranges overlapping across threads, a pop without a push, and a push
+// never popped. Iterations are the "step" ranges of thread 1, with jitter and a slow checkpoint
+// every 50.
+TraceBuilder TangledTrace(int iterations);
+
 }  // namespace cuclimb::testing
