@@ -29,6 +29,11 @@ done
 echo "== --jobs scaling ($RANKS ranks and one trace, training mix)"
 "$BENCH" --trace "$TMP/scaling-training.trace" --scaling "$THREADS" --ranks "$RANKS" \
   | tee "$OUT/jobs.txt"
+# One trace with N threads: the reading thread decodes and assigns slots, one thread aggregates,
+# a second the allocation family, the rest decompress ahead (expected ≥ 2× from 4 threads).
+echo "== --jobs scaling (one trace, allocation-heavy mix)"
+"$BENCH" --trace "$TMP/scaling-alloc.trace" --scaling "$THREADS" --ranks 1 \
+  | tee "$OUT/jobs-alloc.txt"
 rm -f "$TMP"/scaling-*.trace
 if [ "${BIG:-0}" = 1 ]; then
   echo "== 10^9 events, memory"
@@ -40,5 +45,7 @@ for mix in training alloc; do
   printf '%-9s %s\n' "$mix" "$(grep -E '^analyze CPU time' "$OUT/core-$mix.txt")"
 done
 grep -E '^\|' "$OUT/jobs.txt"
+echo "one trace, allocation-heavy mix:"
+grep -E '^\|' "$OUT/jobs-alloc.txt"
 [ -f "$OUT/big.txt" ] && grep -E '^(generated|analyze)' "$OUT/big.txt"
 exit 0

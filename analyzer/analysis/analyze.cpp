@@ -21,6 +21,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "analysis/aggregation_thread.h"
 #include "analysis/assemble.h"
 #include "analysis/merge_ranks.h"
 #include "series/aggregator.h"
@@ -42,39 +43,86 @@ struct PassState {
   std::unique_ptr<trace::TraceReader> reader;
   std::unique_ptr<Symbolizer> symbolizer;
   std::unique_ptr<Aggregator> aggregator;
+  std::unique_ptr<Aggregator> memory;  // the allocation family's, when it has a thread of its own
   std::unique_ptr<Boundaries> boundaries;
   std::deque<trace::Event> pending;
+  // The aggregators' threads, when they have them (declared after them: destroyed first).
+  std::unique_ptr<AggregationThread> aggregation, memory_aggregation;
 
+  // threads: how many threads may run the aggregation (0: it runs inline; 1: on one thread; 2:
+  // the allocation family on a second one), where the reader allows it.
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options, const FrameClassifier& classifier) {
+            const AnalyzeOptions& options, const FrameClassifier& classifier, int threads) {
     reader = std::move(r);
     symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(),
-                                              pseudo ? choice.tid : 0, choice.tid);
+    const uint32_t iteration_tid = pseudo ? choice.tid : 0;
     boundaries = std::make_unique<Boundaries>(choice);
+    // The aggregators read the reader's tables: no thread unless the reader guards them.
+    const bool threaded = threads > 0 && reader->GuardTables({});
+    const bool split = threaded && threads >= 2;
+    using Family = Aggregator::Family;
+    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
+                                              choice.tid, split ? Family::kOthers : Family::kAll);
+    if (!threaded)
+      return;
+    aggregation = std::make_unique<AggregationThread>(aggregator.get());
+    if (split) {
+      memory = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
+                                            choice.tid, Family::kMemory);
+      memory_aggregation = std::make_unique<AggregationThread>(memory.get());
+    }
+    AggregationThread* a = aggregation.get();
+    AggregationThread* m = memory_aggregation.get();
+    reader->GuardTables([a, m] {
+      a->Sync();
+      if (m != nullptr)
+        m->Sync();
+    });
   }
   void Feed(const trace::Event& ev) {
     boundaries->Observe(ev);
     if (pending.empty() && boundaries->Ready(ev.ts)) {
-      aggregator->Process(ev, boundaries->Slot(ev.ts));
+      Process(ev, boundaries->Slot(ev.ts));
       return;
     }
     pending.push_back(ev);
     Drain(false);
   }
+  void Process(const trace::Event& ev, uint32_t slot) {
+    if (aggregation == nullptr) {
+      aggregator->Process(ev, slot);
+      return;
+    }
+    if (memory_aggregation != nullptr && Aggregator::IsMemoryEvent(ev.type))
+      memory_aggregation->Add(ev, slot);
+    aggregation->Add(ev, slot);
+  }
   void Drain(bool all) {
     while (!pending.empty() &&
            (all || pending.size() > kMaxPending || boundaries->Ready(pending.front().ts))) {
-      aggregator->Process(pending.front(), boundaries->Slot(pending.front().ts));
+      Process(pending.front(), boundaries->Slot(pending.front().ts));
       pending.pop_front();
     }
   }
   void Finish() {
     boundaries->Finish();
     Drain(true);
+    if (aggregation != nullptr) {
+      aggregation->Finish();
+      if (memory_aggregation != nullptr)
+        memory_aggregation->Finish();
+      reader->GuardTables({});
+      aggregation.reset();
+      memory_aggregation.reset();
+    }
     aggregator->Finish();
+    if (memory != nullptr) {
+      memory->Finish();
+      aggregator->TakeMemory(memory.get());
+      memory.reset();
+    }
   }
 };
 
@@ -113,9 +161,14 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
   return util::UsageError(message);
 }
 
+// helpers: threads this trace may use besides the calling one. The first runs the aggregation
+// (AggregationThread), the second the allocation family's aggregation, the others check and
+// decompress chunks ahead (TraceReader::Prefetch).
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, int prefetch, const AnalyzeOptions& options,
+                                      int count, int helpers, const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {
+  const int aggregation_threads = std::min(helpers, 2);
+  const int prefetch = helpers - aggregation_threads;
   CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> reader, open());
   reader->Prefetch(prefetch);
   SegmentStats stats(reader.get(), options.iteration);
@@ -139,7 +192,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
   PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options, classifier);
+  pass.Init(std::move(reader), choice, options, classifier, aggregation_threads);
   uint64_t events = 0;
   for (const trace::Event& e : prefix) {
     pass.Feed(e);
@@ -171,7 +224,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     again->Prefetch(prefetch);
     PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options, classifier);
+    second.Init(std::move(again), final_choice, options, classifier, aggregation_threads);
     events = 0;
     while (const size_t n = raw2->Read(batch.data(), batch.size())) {
       for (size_t i = 0; i < n; ++i) second.Feed(batch[i]);
@@ -203,8 +256,9 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
 
 // Analyses every trace into (*ranks)[i]: on the calling thread, or with options.jobs > 1 on up to
 // that many threads, each taking the next trace not yet taken; threads beyond the number of
-// traces prefetch chunks for the readers. Each trace is analysed alone (its own reader,
-// symbolizer and aggregator), so the order in which they finish changes nothing.
+// traces run the traces' aggregation and prefetch chunks for their readers (AnalyzeOne). Each trace
+// is analysed alone (its own reader, symbolizer and aggregator), so the order in which they finish
+// changes nothing.
 void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
                   const std::vector<std::string>& names, const AnalyzeOptions& options,
                   const FrameClassifier& classifier,
@@ -212,7 +266,7 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
   const int count = static_cast<int>(factories.size());
   const int jobs = std::max(1, options.jobs);
   const int workers = std::min(jobs, count);
-  const int prefetch = jobs > workers ? (jobs - workers) / workers : 0;
+  const int helpers = jobs > workers ? (jobs - workers) / workers : 0;
   AnalyzeOptions shared = options;
   std::mutex progress_mutex;
   if (workers > 1 && options.progress) {
@@ -232,7 +286,7 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
     for (int i = next++; i < count; i = next++) {
       const size_t k = static_cast<size_t>(i);
       (*ranks)[k].emplace(
-          AnalyzeOne(factories[k], names[k], i, count, prefetch, shared, classifier));
+          AnalyzeOne(factories[k], names[k], i, count, helpers, shared, classifier));
     }
   };
   std::vector<std::thread> threads;

@@ -24,13 +24,16 @@ uint64_t Pair(uint32_t a, uint32_t b) {
 }  // namespace
 
 Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
-                       uint32_t iteration_tid, uint32_t boundary_tid)
+                       uint32_t iteration_tid, uint32_t boundary_tid, Family family)
     : reader_(reader),
       symbolizer_(symbolizer),
       iteration_tid_(iteration_tid),
-      boundary_tid_(boundary_tid) {
-  launches_.resize(kLaunchWindow);
-  callback_corr_.resize(kCallbackWindow);
+      boundary_tid_(boundary_tid),
+      family_(family) {
+  if (family != Family::kMemory)
+    launches_.resize(kLaunchWindow);
+  if (family != Family::kOthers)
+    callback_corr_.resize(kCallbackWindow);
   sigs_.emplace_back();  // signature 0: no open range
   if (iteration_tid != 0) {
     a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
@@ -91,6 +94,7 @@ uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
 }
 
 void Aggregator::Open(ThreadState& t, OpenRange o) {
+  FlushApiTime(t);
   if (t.open.size() >= kMaxOpenRanges) {
     // Pops were lost (dropped events), or the program nests without end: forget the oldest open
     // range rather than grow forever. The signatures above it keep it (re-signing all of them
@@ -105,6 +109,10 @@ void Aggregator::Open(ThreadState& t, OpenRange o) {
 }
 
 void Aggregator::Process(const Event& ev, uint32_t slot) {
+  if (family_ == Family::kMemory) {
+    ProcessMemory(ev, slot);
+    return;
+  }
   ++a_.events;
   SlotAdd(a_.events_per_slot, slot, 1);
   if (ev.ts < a_.first_ts)
@@ -123,23 +131,27 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   }
   switch (ev.type) {
     case EventType::kAlloc:
-      OnAlloc(ev, slot);
+    case EventType::kFree:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
       if (ev.tid != 0)
         ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
-    case EventType::kFree:
-      OnFree(ev, slot);
-      if (ev.tid != 0)
-        ApiTime(ev, ev.api, slot);
-      break;
     case EventType::kVmm:
-      OnVmm(ev, slot);
-      ApiTime(ev, ev.api, slot);
-      break;
     case EventType::kCreate:
     case EventType::kDestroy:
-      OnHandle(ev, slot);
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
       ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kGauge:
+    case EventType::kHeap:
+    case EventType::kHeapDestroy:
+    case EventType::kHeapReset:
+    case EventType::kRegion:
+    case EventType::kRegionFree:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
       break;
     case EventType::kApi:
       ApiTime(ev, ev.api, slot);
@@ -174,20 +186,6 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     case EventType::kRangeEnd:
       OnRangeEnd(ev);
       NoteBoundaryRanges(ev);
-      break;
-    case EventType::kGauge:
-      OnGauge(ev, slot);
-      break;
-    case EventType::kHeap:
-    case EventType::kHeapDestroy:
-    case EventType::kHeapReset:
-      OnHeap(ev, slot);
-      break;
-    case EventType::kRegion:
-      OnRegion(ev, slot);
-      break;
-    case EventType::kRegionFree:
-      OnRegionFree(ev, slot);
       break;
     case EventType::kSample:
       OnSample(ev, slot);
@@ -291,12 +289,35 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
     Borrow({ev.ts, dur, i, api, BorrowKind::kApi});
     return;
   }
+  if (t.open.empty())
+    return;
+  for (PendingApiTime& p : t.pending_api) {
+    if (p.dense == i) {
+      p.ns += dur;
+      return;
+    }
+  }
+  if (t.pending_api.size() >= kMaxPendingApis)
+    FlushApiTime(t);
+  AddApiTime(t, i, api, dur);  // creates the parts now, in the order of a walk per call
+  t.pending_api.push_back({i, api, 0});
+}
+
+void Aggregator::AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur) {
   for (const OpenRange& o : t.open) {
     if (o.dup)
       continue;
     SlotAdd(a_.ranges[o.range].api_ns, o.slot, dur);
-    SlotAdd(Part(a_.range_apis, range_api_index_, o.range, i, api), o.slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, o.range, dense, name), o.slot, dur);
   }
+}
+
+void Aggregator::FlushApiTime(ThreadState& t) {
+  for (const PendingApiTime& p : t.pending_api) {
+    if (p.ns != 0)
+      AddApiTime(t, p.dense, p.name, p.ns);
+  }
+  t.pending_api.clear();
 }
 
 void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
@@ -348,6 +369,7 @@ void Aggregator::OnPush(const Event& ev, uint32_t slot) {
 }
 
 void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count) {
+  FlushApiTime(t);
   const OpenRange o = t.open[index];
   t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
   // Closing a range below the top (start/end ranges do that) changes the signatures above it.
@@ -547,7 +569,10 @@ void Aggregator::OnIdentity(const Event& ev) {
 void Aggregator::Finish() {
   SettleBorrowed(true);
   // Ranges still open at the end are cut by the end of the trace: not counted.
-  for (auto& [tid, t] : threads_) t.open.clear();
+  for (auto& [tid, t] : threads_) {
+    FlushApiTime(t);
+    t.open.clear();
+  }
   launches_ = std::vector<PendingLaunch>();
   early_kernels_.clear();
 }

@@ -47,6 +47,31 @@ class DenseIndex {
 
 class Aggregator {
  public:
+  // Which handlers an aggregator runs. kAll: one aggregator per trace. With a thread for each,
+  // the allocation family (allocations, frees, VMM, handles, gauges, NVTX heaps and regions, the
+  // handlers of memory.cpp, which share no state with the others) runs on a kMemory aggregator
+  // fed only those events, everything else on a kOthers aggregator fed every event; TakeMemory()
+  // then joins the two into the kAll result.
+  enum class Family : uint8_t { kAll, kMemory, kOthers };
+  static bool IsMemoryEvent(format::EventType type) {
+    switch (type) {
+      case format::EventType::kAlloc:
+      case format::EventType::kFree:
+      case format::EventType::kVmm:
+      case format::EventType::kCreate:
+      case format::EventType::kDestroy:
+      case format::EventType::kGauge:
+      case format::EventType::kHeap:
+      case format::EventType::kHeapDestroy:
+      case format::EventType::kHeapReset:
+      case format::EventType::kRegion:
+      case format::EventType::kRegionFree:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   // `reader` resolves stacks and strings (host samples are symbolized as they come);
   // `slot_iteration` maps a slot to its iteration as far as it is known (for lifetimes).
   // iteration_tid: the boundary thread when iterations do not come from an NVTX range (its
@@ -55,10 +80,13 @@ class Aggregator {
   // when there is none): the work of helper threads with no range of their own open counts for
   // the ranges open on it at the time (series/borrowed_ranges.h).
   Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer, uint32_t iteration_tid = 0,
-             uint32_t boundary_tid = 0);
+             uint32_t boundary_tid = 0, Family family = Family::kAll);
 
   void Process(const trace::Event& ev, uint32_t slot);
   void Finish();
+  // A kOthers aggregator takes the allocation family's results from a kMemory one that saw the
+  // same trace; both Finish()ed. Afterwards this one holds what a kAll aggregator would.
+  void TakeMemory(Aggregator* memory);
 
   Aggregates& data() { return a_; }
   const Aggregates& data() const { return a_; }
@@ -73,8 +101,19 @@ class Aggregator {
     bool dup = false;            // nested inside an instance of the same range: not counted
     uint32_t sig_after = 0;      // signature of the open ranges up to and including this one
   };
+  // API time of calls made while the thread's open ranges stayed the same, per API, not yet
+  // added to those ranges: the first call of an API in that window walks the open ranges (which
+  // creates the parts in the order a walk per call would), later ones only add here, and the
+  // sums reach the ranges when the open ranges change (FlushApiTime). Durations are whole ns, so
+  // the sums are exact in any order: the same figures as a walk per call, for one walk per API.
+  struct PendingApiTime {
+    uint32_t dense = 0, name = 0;
+    double ns = 0;
+  };
+  static constexpr size_t kMaxPendingApis = 16;
   struct ThreadState {
     std::vector<OpenRange> open;
+    std::vector<PendingApiTime> pending_api;
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -111,6 +150,10 @@ class Aggregator {
                 uint32_t range, uint32_t dense, uint32_t name);
 
   void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  // Adds dur of API `dense` (string id name) to every range open on the thread.
+  void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
+  // Adds the pending API time to the open ranges: before they change.
+  void FlushApiTime(ThreadState& t);
   void SyncTime(const trace::Event& ev, uint32_t slot);
   void OnPush(const trace::Event& ev, uint32_t slot);
   void OnPop(const trace::Event& ev);
@@ -144,6 +187,7 @@ class Aggregator {
   void OnSample(const trace::Event& ev, uint32_t slot);
   void OnIdentity(const trace::Event& ev);
   // memory.cpp
+  void ProcessMemory(const trace::Event& ev, uint32_t slot);
   void OnAlloc(const trace::Event& ev, uint32_t slot);
   void OnFree(const trace::Event& ev, uint32_t slot);
   void OnVmm(const trace::Event& ev, uint32_t slot);
@@ -162,6 +206,7 @@ class Aggregator {
   Symbolizer* symbolizer_;
   uint32_t iteration_tid_;
   uint32_t boundary_tid_;
+  Family family_;
   Aggregates a_;
   HostFunctionCollector host_functions_{&a_.host_functions};
   RangeTimeline timeline_;

@@ -2,7 +2,9 @@
 // The streaming pass, memory part: allocations (address + serial identity), VMM, handles,
 // gauges, NVTX heaps and regions.
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <utility>
 
 #include "interposer/format/trace_format.h"
 #include "series/aggregator.h"
@@ -21,6 +23,81 @@ int64_t IterOf(uint32_t slot) {
 }
 
 }  // namespace
+
+void Aggregator::ProcessMemory(const Event& ev, uint32_t slot) {
+  switch (ev.type) {
+    case EventType::kAlloc:
+      OnAlloc(ev, slot);
+      break;
+    case EventType::kFree:
+      OnFree(ev, slot);
+      break;
+    case EventType::kVmm:
+      OnVmm(ev, slot);
+      break;
+    case EventType::kCreate:
+    case EventType::kDestroy:
+      OnHandle(ev, slot);
+      break;
+    case EventType::kGauge:
+      OnGauge(ev, slot);
+      break;
+    case EventType::kHeap:
+    case EventType::kHeapDestroy:
+    case EventType::kHeapReset:
+      OnHeap(ev, slot);
+      break;
+    case EventType::kRegion:
+      OnRegion(ev, slot);
+      break;
+    case EventType::kRegionFree:
+      OnRegionFree(ev, slot);
+      break;
+    default:
+      break;
+  }
+}
+
+void Aggregator::TakeMemory(Aggregator* memory) {
+  // Every Aggregates field the handlers of this file write, and no other.
+  Aggregates& m = memory->a_;
+  a_.alloc_keys = std::move(m.alloc_keys);
+  a_.alloc_series = std::move(m.alloc_series);
+  a_.live_allocs = std::move(m.live_allocs);
+  a_.live_maps = std::move(m.live_maps);
+  a_.recent_frees = std::move(m.recent_frees);
+  a_.recent_free_slot = m.recent_free_slot;
+  a_.unmatched_frees = m.unmatched_frees;
+  a_.replaced_allocations = m.replaced_allocations;
+  a_.unmatched_unmaps = m.unmatched_unmaps;
+  a_.activity_duplicates = m.activity_duplicates;
+  a_.alloc_serial = m.alloc_serial;
+  a_.vmm_physical = std::move(m.vmm_physical);
+  a_.vmm_physical_created = std::move(m.vmm_physical_created);
+  a_.vmm_physical_released = std::move(m.vmm_physical_released);
+  a_.vmm_physical_bytes_delta = std::move(m.vmm_physical_bytes_delta);
+  a_.va_reserved_delta = std::move(m.va_reserved_delta);
+  a_.va_reserved = std::move(m.va_reserved);
+  a_.live_bytes = m.live_bytes;
+  a_.peak_bytes = m.peak_bytes;
+  a_.peak_ts = m.peak_ts;
+  a_.peak_slot = m.peak_slot;
+  std::copy(std::begin(m.live_by_kind), std::end(m.live_by_kind), std::begin(a_.live_by_kind));
+  std::copy(std::begin(m.peak_by_kind), std::end(m.peak_by_kind), std::begin(a_.peak_by_kind));
+  a_.peak_per_slot = std::move(m.peak_per_slot);
+  a_.lifetime_iterations = std::move(m.lifetime_iterations);
+  a_.handle_keys = std::move(m.handle_keys);
+  a_.handle_series = std::move(m.handle_series);
+  a_.live_handles = std::move(m.live_handles);
+  a_.unmatched_destroys = m.unmatched_destroys;
+  a_.heaps = std::move(m.heaps);
+  a_.heap_index = std::move(m.heap_index);
+  a_.live_regions = std::move(m.live_regions);
+  a_.region_handles = std::move(m.region_handles);
+  a_.unmatched_region_frees = m.unmatched_region_frees;
+  a_.gauge_keys = std::move(m.gauge_keys);
+  a_.gauges = std::move(m.gauges);
+}
 
 uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack) {
   const uint8_t cls = SizeClass(size);

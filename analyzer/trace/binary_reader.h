@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +28,10 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   bool Next(Event* ev) override;
   size_t Read(Event* out, size_t max) override;
   void Prefetch(int threads) override;
+  bool GuardTables(std::function<void()> before) override {
+    before_define_ = std::move(before);
+    return true;
+  }
 
  private:
   // A chunk read from the file, or where and why reading ends.
@@ -54,12 +59,19 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   uint32_t stack_count() const override { return static_cast<uint32_t>(stacks_.size()); }
   uint64_t string_bytes() const override { return strings_.bytes(); }
   uint64_t stack_frames() const override { return stacks_.frames(); }
-  void AddString(std::string_view bytes) override { strings_.Define(bytes); }
+  void AddString(std::string_view bytes) override {
+    if (before_define_)
+      before_define_();
+    strings_.Define(bytes);
+  }
   void AddStack(const uint64_t* frames, size_t count) override {
+    if (before_define_)
+      before_define_();
     stacks_.Define(absl::MakeConstSpan(frames, count));
   }
 
   std::unique_ptr<ByteSource> source_;
+  std::function<void()> before_define_;                        // GuardTables()
   std::unique_ptr<format::UnpackedChunk> chunk_;               // the chunk being decoded
   std::vector<std::unique_ptr<format::UnpackedChunk>> spare_;  // buffers to reuse
   format::Unpacker unpacker_;

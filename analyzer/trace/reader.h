@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,14 @@ class TraceReader {
   // (binary traces: checksums and decompression). Call before the first Read(); a no-op where
   // there is nothing to prepare. Events and status are the same either way.
   virtual void Prefetch(int threads) { (void)threads; }
+  // Has the reader call `before` (on the thread that calls Read()) each time before it adds to
+  // strings() or stacks(), so that another thread reading the tables can be stopped first; an
+  // empty function removes it. Returns false where the tables change at unknown moments (JSON
+  // Lines interns while parsing): then no other thread may read them during Read().
+  virtual bool GuardTables(std::function<void()> before) {
+    (void)before;
+    return false;
+  }
 
   const TraceHeader& header() const { return header_; }
   const StringTable& strings() const { return strings_; }

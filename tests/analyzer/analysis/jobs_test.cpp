@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `--jobs`: analysing ranks concurrently and decompressing chunks ahead changes nothing in the
-// report, byte for byte: not with several ranks, one rank, more threads than ranks, a damaged
-// rank, a rank that needs a second pass, nor the old row layout.
+// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own and decompressing
+// chunks ahead change nothing in the report, byte for byte: not with several ranks, one rank,
+// more threads than ranks, a damaged rank, a rank that needs a second pass, the old row layout,
+// names and stacks that the trace defines all along while the aggregation thread reads them, nor
+// the allocation family aggregated on a thread of its own.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "report/json_report.h"
@@ -105,6 +109,93 @@ TEST(Jobs, SecondPassAndRowLayout) {
   auto r = analysis::AnalyzeBuffers({traces[0]}, {"late"}, ao);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ranks[0].trace.repassed);
+}
+
+TEST(Jobs, NamesAndStacksDefinedAllAlong) {
+  // A loop that keeps meeting new code: APIs, ranges and kernels not seen before every few
+  // iterations and a new sampled stack in every one, so string and stack definitions arrive all
+  // along, while the aggregation thread resolves earlier ones (host samples are symbolized as
+  // they come). A short prefix and ≈ 27 000 events: the reading thread fills the queue to the
+  // aggregation thread and waits on it many times, the interleavings ThreadSanitizer needs.
+  TraceBuilder b;
+  b.Process(0, 4242, "train.py");
+  int64_t t = 1000;
+  uint64_t corr = 0, addr = 0x7f0000000000;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = std::to_string(i / 10);
+    b.Push(t += 50, "step");
+    b.Push(t += 20, "phase_" + std::to_string(i % 37));
+    b.Api(t += 30, 400 + i % 7, "cuFunc_" + id);
+    for (int k = 0; k < 6; ++k) {
+      const std::string kernel = k % 2 ? "gemm" : "kernel_" + std::to_string(i % 53);
+      b.Launch(t += 40, 25, kernel, ++corr);
+      b.Kernel(t + 500, 300 + (i * 7 + k) % 40, kernel, corr);
+    }
+    b.Alloc(t += 10, addr + static_cast<uint64_t>(i) * 4096, 512, format::MemoryKind::kPool,
+            "cuMemAllocAsync", b.Stack({"grow_" + id, "train_step", "main"}));
+    b.Sample(t += 15, b.Stack({"fn_" + id, "train_step", "main"}));
+    char pc[32];
+    std::snprintf(pc, sizeof(pc), "0x%x", 0x401000 + i);
+    b.Sample(t += 15, b.Stack({pc, "main"}));
+    b.Pop(t += 20);
+    b.Pop(t += 5);
+  }
+  ExpectSameForAnyJobs({b.ToBinary(true, 3, 4u << 10)}, 2000);
+}
+
+TEST(Jobs, EveryMemoryEventOnItsOwnThread) {
+  // With two or more helper threads the allocation family (allocations, frees, VMM, handles,
+  // gauges, NVTX heaps and regions) is aggregated apart from everything else and joined at the
+  // end: every kind of it, duplicates and unmatched ones included, must come out the same.
+  TraceBuilder b;
+  b.Process(0, 4242, "train.py");
+  int64_t t = 1000;
+  uint64_t corr = 0;
+  const uint64_t heap = 0x5000;
+  b.Add(EventType::kHeap, t += 10).handle = heap;
+  auto vmm = [&](format::VmmOp op, uint64_t addr, uint64_t size, uint64_t handle) {
+    Event& e = b.Add(EventType::kVmm, t += 10);
+    e.tid = 1;
+    e.kind = static_cast<uint8_t>(op);
+    e.api = b.Str("cuMemMap");
+    e.addr = addr;
+    e.size = size;
+    e.handle = handle;
+  };
+  for (int i = 0; i < 150; ++i) {
+    const uint64_t u = static_cast<uint64_t>(i);
+    b.Push(t += 50, "step");
+    b.Launch(t += 20, 10, "gemm", ++corr);
+    b.Kernel(t + 300, 200 + i % 13, "gemm", corr);
+    // A callback allocation and its CUPTI MEMORY2 record (tid 0, same correlation id).
+    b.Alloc(t += 10, 0x10000 + u * 0x100, 256 + i % 5, format::MemoryKind::kPool).corr = ++corr;
+    b.Alloc(t += 1, 0x10000 + u * 0x100, 256 + i % 5, format::MemoryKind::kPool, "", 0, 0).corr =
+        corr;
+    if (i % 3 != 0)
+      b.Free(t += 10, 0x10000 + u * 0x100);  // every third one is kept: a leak
+    if (i % 17 == 0)
+      b.Free(t += 10, 0xdead0000 + u);  // never allocated
+    b.Alloc(t += 10, 0x900000, 4096);   // the same address again without a free
+    vmm(format::VmmOp::kReserve, 0x70000000 + u * 0x10000, 0x10000, 0);
+    vmm(format::VmmOp::kCreate, 0, 0x10000, 0xa000 + u);
+    vmm(format::VmmOp::kMap, 0x70000000 + u * 0x10000, 0x10000, 0xa000 + u);
+    if (i % 4 != 0) {
+      vmm(format::VmmOp::kUnmap, 0x70000000 + u * 0x10000, 0x10000, 0);
+      vmm(format::VmmOp::kRelease, 0, 0, 0xa000 + u);
+      vmm(format::VmmOp::kFreeVa, 0x70000000 + u * 0x10000, 0x10000, 0);
+    }
+    b.Create(t += 10, format::HandleType::kEvent, 0xe000 + u);
+    if (i % 5 != 0)
+      b.Destroy(t += 10, format::HandleType::kEvent, 0xe000 + u);
+    b.Gauge(t += 10, "pool_used", 1000 + i * 64 + i % 7, 0x77);
+    b.Region(t += 10, heap, 0x60000 + u * 64, 64);
+    if (i % 6 != 0)
+      b.RegionFree(t += 10, heap, 0x60000 + u * 64);
+    if (i % 50 == 49)
+      b.Add(EventType::kHeapReset, t += 10).handle = heap;
+    b.Pop(t += 20);
+  }
+  ExpectSameForAnyJobs({b.ToBinary(true, 3, 4u << 10)});
 }
 
 }  // namespace
