@@ -5,11 +5,13 @@
 // generation does not count).
 //
 //   analyze_bench [--events N] [--steps S] [--mix training|alloc] [--trace PATH] [--keep]
+//                 [--no-decode]
 //                 [--jobs N] [--scaling N] [--ranks R]
 // Defaults: 20 M events, 100 inner steps per iteration (≈ 4 000 events per iteration). The
 // figures in docs/performance.md ("Analyzer") come from `--events 100000000`.
 // --mix alloc: an allocation-heavy loop (every launch of a step between the allocation and the
 // free of a temporary, as cudaMallocAsync without a caching allocator does).
+// --no-decode: skip the decode-only pass (minutes at 10^9 events when only memory matters).
 // --jobs N: the measured analysis uses N threads (AnalyzeOptions::jobs; default 1).
 // --scaling N: instead, wall time of the analysis with 1, 2, 4, ... N threads, on R copies of
 // the trace as the ranks of one job (default 8) and on the trace alone; prints a table.
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -141,13 +144,25 @@ void Scaling(const std::string& path, uint64_t events, int max_threads, int rank
   }
 }
 
+// Where the per-iteration series' memory goes, by family.
+void PrintFootprint(const cuclimb::analysis::SeriesFootprint& f) {
+  constexpr double kMiB = 1048576.0;
+  std::printf("series store: %zu series of up to %zu slots, %.1f MiB (dense doubles: %.1f MiB)\n",
+              f.series, f.slots, static_cast<double>(f.bytes) / kMiB,
+              static_cast<double>(f.DenseBytes()) / kMiB);
+  for (const auto& family : f.families) {
+    std::printf("  %-14s %6zu series %9zu pages %9.1f MiB\n", family.name.c_str(), family.series,
+                family.pages, static_cast<double>(family.bytes) / kMiB);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t events = 20'000'000;
   int steps = 100;
   std::string path;
-  bool keep = false;
+  bool keep = false, decode = true;
   int jobs = 1, scaling = 0, ranks = 8;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--events") && i + 1 < argc)
@@ -158,6 +173,8 @@ int main(int argc, char** argv) {
       path = argv[++i];
     else if (!std::strcmp(argv[i], "--keep"))
       keep = true;
+    else if (!std::strcmp(argv[i], "--no-decode"))
+      decode = false;
     else if (!std::strcmp(argv[i], "--mix") && i + 1 < argc &&
              (!std::strcmp(argv[i + 1], "training") || !std::strcmp(argv[i + 1], "alloc")))
       g_alloc_mix = !std::strcmp(argv[++i], "alloc");
@@ -170,7 +187,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: analyze_bench [--events N] [--steps S] [--mix training|alloc] "
-                   "[--trace PATH] [--keep]\n"
+                   "[--trace PATH] [--keep] [--no-decode]\n"
                    "                     [--jobs N] [--scaling N] [--ranks R]\n");
       return 2;
     }
@@ -194,7 +211,7 @@ int main(int argc, char** argv) {
   ::stat(path.c_str(), &st);
   // Decode alone, for comparison.
   uint64_t decoded = 0;
-  {
+  if (decode || scaling > 0) {
     auto reader = cuclimb::trace::TraceReader::Open(path);
     if (!reader.ok()) {
       std::fprintf(stderr, "%s\n", std::string(reader.status().message()).c_str());
@@ -217,13 +234,25 @@ int main(int argc, char** argv) {
       std::remove(path.c_str());
     return 0;
   }
-  // The analysis, in a child so that its peak RSS is its own.
+  // The analysis, in a child so that its peak RSS is its own; it passes its event count back
+  // through a shared page when the decode pass was skipped.
+  auto* analysed = static_cast<uint64_t*>(
+      mmap(nullptr, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (analysed == MAP_FAILED) {
+    std::perror("mmap");
+    return 1;
+  }
+  *analysed = 0;
   std::fflush(stdout);
   const pid_t pid = fork();
   if (pid == 0) {
     const auto t0 = Clock::now();
     cuclimb::analysis::AnalyzeOptions options;
     options.jobs = jobs;
+    cuclimb::analysis::SeriesFootprint footprint;
+    options.footprint = [&footprint](int, const cuclimb::analysis::SeriesFootprint& f) {
+      footprint = f;
+    };
     auto report = cuclimb::analysis::Analyze({path}, options);
     const double s = Seconds(t0);
     if (!report.ok()) {
@@ -231,6 +260,7 @@ int main(int argc, char** argv) {
       _exit(1);
     }
     const uint64_t n = report->ranks[0].trace.events;
+    *analysed = n;
     std::printf(
         "analyze (%d thread%s): %llu events in %.2f s = %.1f M events/s; %lld iterations, verdict "
         "%s, %zu accumulators%s\n",
@@ -238,6 +268,7 @@ int main(int argc, char** argv) {
         static_cast<double>(n) / s / 1e6, static_cast<long long>(report->iterations.count),
         report->verdict.c_str(), report->accumulators.size(),
         report->ranks[0].trace.repassed ? " (two passes)" : "");
+    PrintFootprint(footprint);
     std::fflush(stdout);
     _exit(0);
   }
@@ -247,7 +278,7 @@ int main(int argc, char** argv) {
   const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                      static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   std::printf("analyze CPU time: %.2f s = %.1f M events per CPU second; peak RSS %.0f MiB\n", cpu,
-              static_cast<double>(decoded) / cpu / 1e6, ru.ru_maxrss / 1024.0);
+              static_cast<double>(decode ? decoded : *analysed) / cpu / 1e6, ru.ru_maxrss / 1024.0);
   if (generate && !keep)
     std::remove(path.c_str());
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;

@@ -239,6 +239,8 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   // Same boundaries: final_choice differs from choice only in `why`, which now counts the whole
   // trace rather than the prefix.
+  if (options.footprint)
+    options.footprint(index, MeasureFootprint(pass.aggregator->data()));
   AssemblyInput in;
   in.reader = pass.reader.get();
   in.aggregates = &pass.aggregator->data();
@@ -271,6 +273,12 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
     shared.progress = [&options, &progress_mutex](const Progress& p) {
       std::lock_guard<std::mutex> lock(progress_mutex);
       options.progress(p);
+    };
+  }
+  if (workers > 1 && options.footprint) {
+    shared.footprint = [&options, &progress_mutex](int index, const SeriesFootprint& f) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options.footprint(index, f);
     };
   }
   std::atomic<int> next{0};

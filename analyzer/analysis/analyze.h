@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "report/report.h"
+#include "series/footprint.h"
 
 namespace cuclimb::analysis {
 
@@ -45,6 +46,10 @@ struct AnalyzeOptions {
   /// Called about every million events (and at the end of each pass) when set; with jobs > 1,
   /// from the analysing threads, one call at a time.
   std::function<void(const Progress&)> progress;
+  /// Called once per trace when its pass is done, before its report is assembled, with the
+  /// memory its per-iteration series hold (benchmarks and memory tests); with jobs > 1, from
+  /// the analysing threads, one call at a time.
+  std::function<void(int trace_index, const SeriesFootprint&)> footprint;
 };
 
 /// Analyses one or more traces (ranks of one job) into one report. A trace that cannot be

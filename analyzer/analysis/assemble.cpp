@@ -371,11 +371,11 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     ranked[k].second = k;
     row.name = ctx.KernelName(a.kernel_names[k]);
     double launches = 0, executions = 0;  // as double: hostile counts overflow uint64
-    for (double v : ks.launches) launches += v;
-    for (double v : ks.executions) executions += v;
+    ks.launches.ForEach([&](uint32_t, double v) { launches += v; });
+    ks.executions.ForEach([&](uint32_t, double v) { executions += v; });
     row.launches = util::SaturatingUInt64(launches);
     row.executions = util::SaturatingUInt64(executions);
-    for (double v : ks.gpu_ns) row.gpu_ms += v * 1e-6;
+    ks.gpu_ns.ForEach([&](uint32_t, double v) { row.gpu_ms += v * 1e-6; });
   }
   std::sort(ranked.begin(), ranked.end(),
             [](const auto& x, const auto& y) { return KernelFirst(x.first, y.first); });
@@ -422,9 +422,9 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
       ApiRow row;
       row.name = ctx.ApiName(names[i]);
       double calls = 0;
-      for (double v : series[i].calls) calls += v;
+      series[i].calls.ForEach([&](uint32_t, double v) { calls += v; });
       row.calls = util::SaturatingUInt64(calls);
-      for (double v : series[i].ns) row.ms += v * 1e-6;
+      series[i].ns.ForEach([&](uint32_t, double v) { row.ms += v * 1e-6; });
       row.calls_per_iter = ctx.fold.Sum(series[i].calls);
       row.ms_per_iter = Scale(ctx.fold.Sum(series[i].ns), 1e-6);
       row.trend = ctx.TrendOf(row.ms_per_iter, 0);

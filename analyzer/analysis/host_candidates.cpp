@@ -24,7 +24,7 @@ void HostFunctionCandidates(Context& ctx, RankReport* report, std::vector<Candid
   std::vector<Series> series(hf.names.size());
   std::vector<double> slopes;
   for (size_t i = 0; i < hf.names.size(); ++i) {
-    series[i] = ctx.fold.Sum(SlotVec(hf.inclusive[i].begin(), hf.inclusive[i].end()));
+    series[i] = ctx.fold.Sum(hf.inclusive[i]);
     double total = 0;
     for (double v : series[i]) total += v;
     if (total < kMinSamples)

@@ -94,9 +94,9 @@ void BuildLeaksAndMemory(Context& ctx, RankReport* report) {
   // Overhead and drops.
   Overhead& o = report->overhead;
   o.self_ms = Scale(f.Sum(a.overhead_ns), 1e-6);
-  for (double v : a.overhead_ns) o.self_ms_total += v * 1e-6;
+  a.overhead_ns.ForEach([&](uint32_t, double v) { o.self_ms_total += v * 1e-6; });
   double recorded = 0;  // summed as double: per-slot counts of a hostile trace reach 2^64
-  for (double v : a.overhead_events) recorded += v;
+  a.overhead_events.ForEach([&](uint32_t, double v) { recorded += v; });
   o.recorded_events = util::SaturatingUInt64(recorded);
   // Differences of timestamps in double: a trace's timestamps may span more than int64 holds.
   double wall_ms = 0;

@@ -12,24 +12,16 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "series/host_functions.h"
+#include "series/slot_vec.h"
 
 namespace cuclimb::analysis {
 
-// A per-slot array that grows on demand.
-using SlotVec = std::vector<double>;
-
-inline void SlotGrow(SlotVec& v, uint32_t slot) {
-  v.resize(std::max<size_t>(slot + 1, 2 * v.size() + 16), 0.0);
-}
+// Per-slot arrays are SlotVecs (series/slot_vec.h): paged, zero pages absent.
 inline void SlotAdd(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) [[unlikely]]
-    SlotGrow(v, slot);
-  v[slot] += x;
+  v.Add(slot, x);
 }
 inline void SlotMax(SlotVec& v, uint32_t slot, double x) {
-  if (slot >= v.size()) [[unlikely]]
-    SlotGrow(v, slot);
-  v[slot] = std::max(v[slot], x);
+  v.Max(slot, x);
 }
 
 // Memory kinds beyond format::MemoryKind used as allocation keys.
@@ -69,9 +61,10 @@ struct GaugeKey {
   uint64_t pool = 0;
   int32_t device = -1;
 };
+// A gauge keeps the last sample of each slot, not a sum: dense arrays (there are a few gauges).
 struct GaugeSeries {
-  SlotVec value;            // last value (by timestamp) in each slot
-  std::vector<int64_t> ts;  // its timestamp; INT64_MIN = no sample
+  std::vector<double> value;  // last value (by timestamp) in each slot
+  std::vector<int64_t> ts;    // its timestamp; INT64_MIN = no sample
 };
 
 struct KernelSeries {

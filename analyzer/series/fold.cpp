@@ -23,15 +23,17 @@ Series Folder::Sum(const SlotVec& v, double* pro, double* epi) const {
   Ensure(v.size());
   Series out(static_cast<size_t>(count_), 0.0);
   double p = 0, e = 0;
-  for (size_t s = 0; s < v.size(); ++s) {
+  // Slot order, as a dense array's; the slots ForEach skips are zeros, and adding +0 changes no
+  // sum here (none is −0: every sum starts at +0).
+  v.ForEach([&](uint32_t s, double x) {
     const int64_t i = map_[s];
     if (i >= 0)
-      out[static_cast<size_t>(i)] += v[s];
+      out[static_cast<size_t>(i)] += x;
     else if (i == -1)
-      p += v[s];
+      p += x;
     else
-      e += v[s];
-  }
+      e += x;
+  });
   if (pro != nullptr)
     *pro = p;
   if (epi != nullptr)
@@ -42,11 +44,11 @@ Series Folder::Sum(const SlotVec& v, double* pro, double* epi) const {
 Series Folder::Max(const SlotVec& v) const {
   Ensure(v.size());
   Series out(static_cast<size_t>(count_), 0.0);
-  for (size_t s = 0; s < v.size(); ++s) {
+  v.ForEach([&](uint32_t s, double x) {  // skipped slots are zeros: no maximum changes
     const int64_t i = map_[s];
     if (i >= 0)
-      out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], v[s]);
-  }
+      out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], x);
+  });
   return out;
 }
 

@@ -51,10 +51,7 @@ void HostFunctionCollector::Observe(uint32_t stack_id, absl::Span<const uint64_t
   HostFunctions::Stack& s = out_->stacks[it->second];
   ++s.samples;
   for (uint32_t fn : s.functions) {
-    std::vector<uint32_t>& v = out_->inclusive[fn];
-    if (slot >= v.size())
-      v.resize(std::max<size_t>(slot + 1, 2 * v.size() + 16), 0);
-    ++v[slot];
+    out_->inclusive[fn].Add(slot, 1);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "series/slot_vec.h"
 #include "symbols/symbolizer.h"
 #include "trace/tables.h"
 
@@ -36,8 +37,8 @@ struct HostFunctions {
   std::vector<std::string> names;
   std::vector<FrameRank> ranks;
   std::vector<bool> user;  // FrameClass::kUser: the program's own code
-  // Samples per slot of each function (counts: a dense vector per function, 4 bytes a slot).
-  std::vector<std::vector<uint32_t>> inclusive;
+  // Samples per slot of each function.
+  std::vector<SlotVec> inclusive;
   // Each distinct sampled stack: its stack id, its distinct functions innermost first, samples.
   struct Stack {
     uint32_t stack_id = 0;
