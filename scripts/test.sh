@@ -29,7 +29,7 @@ fi
 meson compile -C "$build"
 # Test helpers from PyPI, best effort (their tests skip without them): Perfetto's own schema
 # for the export's check. A venv of the build, so nothing is installed system-wide.
-venv=$build/test-venv
+venv=$(cd "$build" && pwd)/test-venv  # absolute: tests run in their own directories
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import perfetto, google.protobuf' 2>/dev/null; then
   { python3 -m venv "$venv" && "$venv/bin/pip" install -q perfetto protobuf; } >/dev/null 2>&1 ||
     echo "test.sh: PyPI test helpers (perfetto, protobuf) not installed; their checks skip" >&2
