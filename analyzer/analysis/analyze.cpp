@@ -54,7 +54,8 @@ struct PassState {
   void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
             const AnalyzeOptions& options, const FrameClassifier& classifier, int threads) {
     reader = std::move(r);
-    symbolizer = std::make_unique<Symbolizer>(options.symbol_dirs, classifier);
+    symbolizer = std::make_unique<Symbolizer>(
+        options.symbol_dirs, classifier, options.host_root + "/usr/lib/debug", options.host_root);
     const bool pseudo =
         choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
     const uint32_t iteration_tid = pseudo ? choice.tid : 0;

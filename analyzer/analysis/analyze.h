@@ -33,6 +33,10 @@ struct AnalyzeOptions {
   /// Directories searched, before the recorded path, for the ELF files named by `mapping`
   /// events (offline symbolization of PC frames).
   std::vector<std::string> symbol_dirs;
+  /// Where recorded paths and /usr/lib/debug are looked up: "" = this machine. The golden tests
+  /// name an empty directory, so that a program left at its recorded path on the machine that
+  /// runs them (or its debug package) cannot change the expected reports.
+  std::string host_root;
   /// Frame patterns ("[module:|symbol:|function:|file:]GLOB") marked internal before the
   /// built-in frame classes, so call sites are labelled past them (symbols/frame_classes.txt).
   std::vector<std::string> frames_internal;

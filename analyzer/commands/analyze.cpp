@@ -34,6 +34,7 @@ const std::vector<util::OptionSpec> kOptions = {
      "an accumulator explains a range from this share of its growth (default 0.25)"},
     {"top", "N", "accumulators kept per trace, 0 = all (default 20)"},
     kSymbolsOption,
+    kSymfsOption,
     kFramesInternalOption,
     kJobsOption,
     {"quiet", nullptr, "print nothing on stdout (with --json FILE) and no progress"},

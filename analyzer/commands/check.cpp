@@ -37,6 +37,7 @@ const std::vector<util::OptionSpec> kOptions = {
     {"iteration", "NAME", "NVTX range or mark that delimits iterations (default: automatic)"},
     {"warmup", "N|auto", "iterations to skip before trend tests (default: auto)"},
     kSymbolsOption,
+    kSymfsOption,
     kFramesInternalOption,
     kJobsOption,
     {"allow-partial", nullptr,

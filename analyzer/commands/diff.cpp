@@ -31,6 +31,7 @@ const std::vector<util::OptionSpec> kOptions = {
     {"persist", "N", "iterations a difference must last to count (default: max(3, aligned/50))"},
     {"fail-on-divergence", nullptr, "exit 1 when the runs diverge (a CI gate)"},
     kSymbolsOption,
+    kSymfsOption,
     kFramesInternalOption,
     kJobsOption,
     {"quiet", nullptr, "print nothing on stdout (with --json/--html FILE) and no progress"},

@@ -20,10 +20,11 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 Symbolizer::Symbolizer(std::vector<std::string> search_dirs, FrameClassifier classifier,
-                       std::string debug_root)
+                       std::string debug_root, std::string host_root)
     : search_dirs_(std::move(search_dirs)),
       classifier_(std::move(classifier)),
-      debug_root_(std::move(debug_root)) {}
+      debug_root_(std::move(debug_root)),
+      host_root_(std::move(host_root)) {}
 
 Symbolizer::~Symbolizer() = default;
 
@@ -47,7 +48,8 @@ void Symbolizer::AddMapping(std::string path, uint64_t base, uint64_t size, uint
 ModuleSymbols* Symbolizer::SymbolsOf(File& file) {
   if (!file.tried) {
     file.tried = true;
-    file.located = LocateModuleFiles(file.path, file.build_id, search_dirs_, debug_root_);
+    file.located =
+        LocateModuleFiles(host_root_ + file.path, file.build_id, search_dirs_, debug_root_);
     if (file.located.elf.empty()) {
       file.problem = file.located.problem;
     } else {

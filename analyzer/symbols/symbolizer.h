@@ -27,9 +27,10 @@ class Symbolizer {
 
   // search_dirs (--symbols) are searched first for the mapped files, by base name, and for
   // their debug files (debug_files.h); debug_root stands for /usr/lib/debug (tests change it).
+  // Recorded paths are looked up under host_root ("" = this machine's root).
   explicit Symbolizer(std::vector<std::string> search_dirs = {},
                       FrameClassifier classifier = FrameClassifier::Builtin(),
-                      std::string debug_root = "/usr/lib/debug");
+                      std::string debug_root = "/usr/lib/debug", std::string host_root = "");
   ~Symbolizer();
 
   // A `mapping` event: file offset `file_offset` of path is mapped at address base, for size
@@ -88,6 +89,7 @@ class Symbolizer {
   std::vector<std::string> search_dirs_;
   FrameClassifier classifier_;
   std::string debug_root_;
+  std::string host_root_;
   std::vector<Mapping> mappings_;  // sorted by base on lookup
   bool sorted_ = true;
   std::vector<File> files_;

@@ -132,6 +132,30 @@ class AnalyzeCliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, cmd)
             self.assertIn("--frames-internal: empty glob", r.stderr)
 
+    def test_symfs_roots_the_recorded_paths(self):
+        # The H200 recording names its program by the path it ran from; --symfs looks that path
+        # up under a root of our choosing: nothing there, or another build put there.
+        trace = self.golden("h200-cubecl-climb-noretain.trace")
+        recorded = "/work/main/build-gpu/workloads/cuclimb-adam"
+
+        def notes(root):
+            r = run("analyze", trace, "--symfs", root, "--json", "-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return " ".join(json.loads(r.stdout)["notes"])
+        empty = self.path("empty-root")
+        os.makedirs(empty)
+        self.assertIn("is not on this machine", notes(empty))
+        other = self.path("other-root")
+        os.makedirs(os.path.dirname(other + recorded))
+        shutil.copy(CUCLIMB, other + recorded)  # an ELF file, but not the recorded build
+        self.assertIn("is another build than the recorded one", notes(other + "/"))
+        for cmd in (["analyze", trace],
+                    ["diff", self.golden("flat_control.trace"), self.golden("climb_cubecl.trace")],
+                    ["check", self.golden("climb_cubecl.trace")]):
+            r = run(*cmd, "--symfs", self.path("no-such-dir"))
+            self.assertEqual(r.returncode, 2, cmd)
+            self.assertIn("--symfs:", r.stderr)
+
     def test_bad_input_exits_3(self):
         r = run("analyze", self.path("missing.trace"))
         self.assertEqual(r.returncode, 3)
