@@ -11,6 +11,7 @@
 #include "analysis/causes.h"
 #include "analysis/detection.h"
 #include "interposer/format/trace_format.h"
+#include "trace/reader.h"
 #include "util/saturating.h"
 
 namespace cuclimb::analysis {
@@ -92,20 +93,6 @@ namespace {
 
 using internal::Context;
 
-const char* ClockName(format::ClockId c) {
-  switch (c) {
-    case format::ClockId::kMonotonic:
-      return "monotonic";
-    case format::ClockId::kMonotonicRaw:
-      return "monotonic_raw";
-    case format::ClockId::kSynthetic:
-      return "synthetic";
-    case format::ClockId::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 void Identity(Context& ctx, RankReport* r) {
   const trace::TraceReader& rd = *ctx.in.reader;
   const Aggregates& a = ctx.a;
@@ -114,7 +101,7 @@ void Identity(Context& ctx, RankReport* r) {
   t.form = rd.header().form == trace::TraceForm::kBinary ? "binary" : "jsonl";
   t.format = absl::StrCat(rd.header().format_major, ".", rd.header().format_minor);
   t.producer = rd.header().producer;
-  t.clock = ClockName(rd.header().clock);
+  t.clock = trace::ClockName(rd.header().clock);
   t.base_realtime_ns = rd.header().base_realtime_ns;
   t.status = trace::StopReasonName(rd.status().reason);
   t.status_message = rd.status().message;

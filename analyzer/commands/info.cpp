@@ -28,20 +28,6 @@ constexpr char kDescription[] =
     "Summarizes a trace (binary or JSON Lines): header, events by type, time span, the process\n"
     "and devices recorded, drops, and whether the file is complete, cut or damaged (and where).";
 
-const char* ClockName(format::ClockId c) {
-  switch (c) {
-    case format::ClockId::kMonotonic:
-      return "monotonic";
-    case format::ClockId::kMonotonicRaw:
-      return "monotonic_raw";
-    case format::ClockId::kSynthetic:
-      return "synthetic";
-    case format::ClockId::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 struct Summary {
   uint64_t counts[static_cast<int>(trace::EventType::kCount)] = {};
   int64_t first_ts = INT64_MAX;
@@ -91,7 +77,7 @@ nlohmann::json ToJson(const std::string& path, trace::TraceReader& reader, const
       {"form", h.form == trace::TraceForm::kBinary ? "binary" : "jsonl"},
       {"format", absl::StrCat(h.format_major, ".", h.format_minor)},
       {"producer", h.producer},
-      {"clock", ClockName(h.clock)},
+      {"clock", trace::ClockName(h.clock)},
       {"base_realtime_ns", h.base_realtime_ns},
       {"status", trace::StopReasonName(rs.reason)},
       {"status_message", rs.message},

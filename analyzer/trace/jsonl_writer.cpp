@@ -5,6 +5,7 @@
 
 #include "interposer/format/event_fields.h"
 #include "trace/jsonl.h"
+#include "trace/reader.h"
 
 namespace cuclimb::trace {
 namespace {
@@ -127,9 +128,6 @@ void AppendJsonString(std::string_view s, std::string* out) {
 }
 
 void AppendHeaderLine(const TraceHeader& header, std::string* out) {
-  static constexpr const char* kClockNames[] = {"unknown", "monotonic", "monotonic_raw",
-                                                "synthetic"};
-  const auto clock = static_cast<uint32_t>(header.clock);
   out->append("{\"ev\":\"header\",\"ts\":0,\"format\":\"");
   AppendUInt(header.format_major, out);
   out->push_back('.');
@@ -137,7 +135,7 @@ void AppendHeaderLine(const TraceHeader& header, std::string* out) {
   out->append("\",\"producer\":");
   AppendJsonString(header.producer, out);
   out->append(",\"clock\":\"");
-  out->append(clock < 4 ? kClockNames[clock] : "unknown");
+  out->append(ClockName(header.clock));
   out->append("\",\"base_clock_ns\":");
   AppendInt(header.base_clock_ns, out);
   out->append(",\"base_realtime_ns\":");

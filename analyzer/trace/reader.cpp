@@ -12,6 +12,20 @@
 
 namespace cuclimb::trace {
 
+const char* ClockName(format::ClockId clock) {
+  switch (clock) {
+    case format::ClockId::kMonotonic:
+      return "monotonic";
+    case format::ClockId::kMonotonicRaw:
+      return "monotonic_raw";
+    case format::ClockId::kSynthetic:
+      return "synthetic";
+    case format::ClockId::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
 const char* StopReasonName(StopReason reason) {
   switch (reason) {
     case StopReason::kComplete:

@@ -47,6 +47,10 @@ enum class StopReason {
 // `cuclimb info`.
 const char* StopReasonName(StopReason reason);
 
+// "monotonic", "monotonic_raw", "synthetic" or "unknown": a trace header's clock in reports,
+// `cuclimb info` and JSON Lines headers.
+const char* ClockName(format::ClockId clock);
+
 struct ReadStatus {
   StopReason reason = StopReason::kReading;
   uint64_t offset = 0;           // byte offset where reading stopped (for kTruncated / kCorrupt)
