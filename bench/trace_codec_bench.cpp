@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size and encoding speed of real recordings, re-encoded the way the recorder writes them.
 //
-//   trace_codec_bench TRACE... [--repeat N] [--level N] [--format 1.0|1.1|1.2]
+//   trace_codec_bench TRACE... [--repeat N] [--level N|auto] [--format 1.0|1.1|1.2]
 //
 // Reads each trace (binary or JSON Lines) into memory, then encodes its events with the writer
 // thread's encoder and sealing policy: a chunk whenever 512 KiB are pending or a second of trace
@@ -124,14 +124,16 @@ int Run(const char* path, int repeat, format::ChunkLayout layout, int level) {
 
 int main(int argc, char** argv) {
   int repeat = 3;
-  int level = cuclimb::format::kDefaultZstdLevel;
+  int level = cuclimb::format::kAutoZstdLevel;  // the recorder's
   auto layout = cuclimb::format::ChunkLayout::kColumnsV2;
   std::vector<const char*> paths;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
-      level = std::atoi(argv[++i]);
+      ++i;
+      level =
+          std::strcmp(argv[i], "auto") == 0 ? cuclimb::format::kAutoZstdLevel : std::atoi(argv[i]);
     } else if (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
       const std::string f = argv[++i];
       layout = f == "1.0"   ? cuclimb::format::ChunkLayout::kRows
@@ -144,7 +146,7 @@ int main(int argc, char** argv) {
   if (paths.empty()) {
     std::fprintf(
         stderr,
-        "usage: trace_codec_bench TRACE... [--repeat N] [--level N] [--format 1.0|1.1|1.2]\n");
+        "usage: trace_codec_bench TRACE... [--repeat N] [--level N|auto] [--format 1.0|1.1|1.2]\n");
     return 2;
   }
   int rc = 0;

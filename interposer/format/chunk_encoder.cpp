@@ -253,9 +253,10 @@ bool ChunkEncoder::AddColumns(const Event& ev) {
   return true;
 }
 
-bool ChunkEncoder::Compress(const char* data, size_t size, std::string* to, Codec* codec) {
+bool ChunkEncoder::Compress(const char* data, size_t size, int level, std::string* to,
+                            Codec* codec) {
   *codec = Codec::kRaw;
-  if (zstd_level_ <= 0 || size == 0)
+  if (level <= 0 || size == 0)
     return true;
   if (zstd_ctx_ == nullptr)
     zstd_ctx_ = ZSTD_createCCtx();
@@ -263,7 +264,7 @@ bool ChunkEncoder::Compress(const char* data, size_t size, std::string* to, Code
     return false;
   to->resize(ZSTD_compressBound(size));
   const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_), to->data(), to->size(),
-                                     data, size, zstd_level_);
+                                     data, size, level);
   if (ZSTD_isError(n))
     return false;
   to->resize(n);
@@ -272,7 +273,53 @@ bool ChunkEncoder::Compress(const char* data, size_t size, std::string* to, Code
   return true;
 }
 
-bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
+int ChunkEncoder::LevelFor(SealPace pace) const {
+  if (zstd_level_ != kAutoZstdLevel)
+    return zstd_level_;
+  // A paced chunk comes at most about once a second, so a small one compressed harder costs the
+  // writer a bounded share of a core (a few %, docs/performance.md); small chunks are the ones
+  // whose fixed costs (an entropy table per block) weigh most.
+  return pace == SealPace::kPaced && records_ <= kSmallChunkEvents ? kSmallChunkZstdLevel
+                                                                   : kDefaultZstdLevel;
+}
+
+bool ChunkEncoder::GroupBlocks(size_t first, int level, std::vector<Block>* blocks) {
+  if (level <= 0 || blocks->size() - first < 2)
+    return true;
+  // Joining two streams saves a block's framing and entropy tables, and costs where their byte
+  // distributions differ; a fast level decides, the chunk's level compresses.
+  const int trial = std::min(level, kTrialZstdLevel);
+  auto stored = [&](const Block& b, size_t* bytes) {
+    Codec codec = Codec::kRaw;
+    if (!Compress(unpacked_.data() + b.offset, b.size, trial, &compressed_, &codec))
+      return false;
+    *bytes = codec == Codec::kRaw ? b.size : compressed_.size();
+    return true;
+  };
+  // Pairs of neighbours decide, so that the trials cost about two compressions of the chunk
+  // however many streams end up in one block.
+  std::vector<Block>& all = *blocks;
+  size_t out = first;
+  size_t previous_alone = 0;
+  if (!stored(all[first], &previous_alone))
+    return false;
+  for (size_t i = first + 1; i < all.size(); ++i) {
+    size_t alone = 0, pair = 0;
+    const Block& previous = all[i - 1];
+    if (!stored(all[i], &alone) ||
+        !stored(Block{previous.offset, previous.size + all[i].size}, &pair))
+      return false;
+    if (pair < previous_alone + alone)
+      all[out].size += all[i].size;
+    else
+      all[++out] = all[i];
+    previous_alone = alone;
+  }
+  all.resize(out + 1);
+  return true;
+}
+
+bool ChunkEncoder::PackColumns(int level, uint64_t* raw_total) {
   // The streams: definitions, types, then every plane with a nonzero byte. Small ones first
   // (they share block 0), then one block per large stream.
   std::vector<Stream> streams;
@@ -312,19 +359,20 @@ bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
     }
     out += s.bytes;
   }
-  // Blocks: [0, first large) shared, then one per large stream.
-  struct Block {
-    size_t offset, size;
-  };
+  // Blocks: [0, first large) shared, then the large streams, each joining the block before it
+  // when one block takes fewer bytes than two.
   std::vector<Block> blocks;
   size_t offset = 0, i = 0;
   for (; i < streams.size() && streams[i].bytes < kOwnBlockBytes; ++i) offset += streams[i].bytes;
   if (offset > 0)
     blocks.push_back({0, offset});
+  const size_t first_large = blocks.size();
   for (; i < streams.size(); ++i) {
     blocks.push_back({offset, streams[i].bytes});
     offset += streams[i].bytes;
   }
+  if (!GroupBlocks(first_large, level, &blocks))
+    return false;
   payload_.clear();
   AppendVarint(&payload_, events);
   AppendVarint(&payload_, records_ - events);
@@ -337,7 +385,7 @@ bool ChunkEncoder::PackColumns(uint64_t* raw_total) {
   std::string block_data;
   for (const Block& b : blocks) {
     Codec codec = Codec::kRaw;
-    if (!Compress(unpacked_.data() + b.offset, b.size, &compressed_, &codec))
+    if (!Compress(unpacked_.data() + b.offset, b.size, level, &compressed_, &codec))
       return false;
     const std::string_view stored = codec == Codec::kRaw
                                         ? std::string_view(unpacked_.data() + b.offset, b.size)
@@ -369,12 +417,13 @@ bool ChunkEncoder::Frame(ChunkType type, Codec codec, const char* payload, size_
   return true;
 }
 
-bool ChunkEncoder::Seal(ChunkType type, std::string* out) {
+bool ChunkEncoder::Seal(ChunkType type, std::string* out, SealPace pace) {
   const size_t out_size = out->size();
+  const int level = LevelFor(pace);
   try {
     if (type == ChunkType::kEvents && layout_ != ChunkLayout::kRows) {
       uint64_t raw = 0;
-      if (!PackColumns(&raw))
+      if (!PackColumns(level, &raw))
         return false;
       Frame(layout_ == ChunkLayout::kColumns ? ChunkType::kColumns : ChunkType::kColumnsV2,
             Codec::kRaw, payload_.data(), payload_.size(), raw, out);
@@ -385,7 +434,7 @@ bool ChunkEncoder::Seal(ChunkType type, std::string* out) {
       if (!types_.empty() || payload_.size() > kMaxChunkBytes)
         return false;
       Codec codec = Codec::kRaw;
-      if (!Compress(payload_.data(), payload_.size(), &compressed_, &codec))
+      if (!Compress(payload_.data(), payload_.size(), level, &compressed_, &codec))
         return false;
       const std::string& stored = codec == Codec::kRaw ? payload_ : compressed_;
       Frame(type, codec, stored.data(), stored.size(), payload_.size(), out);

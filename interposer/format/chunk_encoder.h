@@ -33,10 +33,24 @@ FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_rea
 // 2 % fewer bytes than 3 for 15 % more encoding time, still 40x the highest event rate seen
 // (docs/performance.md); levels above 6 cost more than they save.
 inline constexpr int kDefaultZstdLevel = 5;
+// The recorder's level: chosen per chunk. Chunks sealed SealPace::kPaced with at most
+// kSmallChunkEvents records (events and definitions), i.e. written at low event rates, are
+// compressed at kSmallChunkZstdLevel, all others at kDefaultZstdLevel (ChunkEncoder::LevelFor).
+inline constexpr int kAutoZstdLevel = -1;
+// Why a chunk is sealed. kPaced: its time is up (the recorder seals every second), so small
+// chunks come at most once a second and kAutoZstdLevel may spend more on them. kEarly: it filled
+// up, or a flush came before its second (a burst of them drains CUPTI's buffers at exit): the
+// default level, so that the writer's CPU per event stays what it is for large chunks.
+enum class SealPace : uint8_t { kPaced, kEarly };
+inline constexpr uint32_t kSmallChunkEvents = 32768;
+inline constexpr int kSmallChunkZstdLevel = 15;
+// The level at which the encoder tries out which byte planes share a compressed block.
+inline constexpr int kTrialZstdLevel = 3;
 
 class ChunkEncoder {
  public:
-  // zstd_level 0 stores payloads raw (tests, debugging); otherwise a zstd level (1..19).
+  // zstd_level 0 stores payloads raw (tests, debugging), kAutoZstdLevel picks one per chunk;
+  // otherwise a zstd level (1..19).
   explicit ChunkEncoder(int zstd_level = kDefaultZstdLevel,
                         ChunkLayout layout = ChunkLayout::kColumnsV2);
   ~ChunkEncoder();
@@ -60,16 +74,27 @@ class ChunkEncoder {
   // seals the pending events in the encoder's layout; kTrailer seals them as records (the trailer
   // chunk always uses records). Returns false on allocation or compression failure, or when the
   // chunk would exceed kMaxChunkBytes (pending records are then kept).
-  bool Seal(ChunkType type, std::string* out);
+  // `pace` picks the level when the encoder's is kAutoZstdLevel.
+  bool Seal(ChunkType type, std::string* out, SealPace pace = SealPace::kPaced);
 
  private:
   bool AppendRecord(std::string* to, uint8_t type, const uint8_t* body, size_t body_size);
   bool AddRow(const Event& ev);
   bool AddColumns(const Event& ev);
-  // Builds the kColumns payload of the pending events into payload_; false on failure.
-  bool PackColumns(uint64_t* raw_total);
-  // Compresses [data, data + size) into *to when that pays; returns the codec used.
-  bool Compress(const char* data, size_t size, std::string* to, Codec* codec);
+  // A run of consecutive streams compressed together: [offset, offset + size) of unpacked_.
+  struct Block {
+    size_t offset, size;
+  };
+  // Builds the kColumns payload of the pending events at `level` into payload_; false on
+  // failure.
+  bool PackColumns(int level, uint64_t* raw_total);
+  // The zstd level of the pending chunk.
+  int LevelFor(SealPace pace) const;
+  // Joins each of (*blocks)[first..] into the block before it where one block compresses
+  // smaller than two; false on failure.
+  bool GroupBlocks(size_t first, int level, std::vector<Block>* blocks);
+  // Compresses [data, data + size) into *to at `level` when that pays; returns the codec used.
+  bool Compress(const char* data, size_t size, int level, std::string* to, Codec* codec);
   bool Frame(ChunkType type, Codec codec, const char* payload, size_t stored, uint64_t raw,
              std::string* out);
   void Reset();

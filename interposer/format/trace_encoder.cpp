@@ -87,15 +87,15 @@ bool TraceEncoder::Add(const Event& ev, const SourceTables& tables, std::string*
     return false;
   ++events_;
   // A failed seal keeps the records pending: the next event tries again.
-  if (encoder_.pending_bytes() >= chunk_bytes_ && !SealEvents(out))
+  if (encoder_.pending_bytes() >= chunk_bytes_ && !SealEvents(out, SealPace::kEarly))
     ++seal_failures_;
   return true;
 }
 
-bool TraceEncoder::SealEvents(std::string* out) {
+bool TraceEncoder::SealEvents(std::string* out, SealPace pace) {
   if (encoder_.pending_records() == 0)
     return true;
-  if (!encoder_.Seal(ChunkType::kEvents, out))
+  if (!encoder_.Seal(ChunkType::kEvents, out, pace))
     return false;
   ++chunks_;
   return true;

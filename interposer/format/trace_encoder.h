@@ -44,8 +44,9 @@ class TraceEncoder {
   // stack that cannot be defined (out of memory, over a cap) becomes "none" in the event and is
   // counted in definition_failures(). False when the event itself was not added.
   bool Add(const Event& ev, const SourceTables& tables, std::string* out);
-  // Seals the pending events, if any, into *out. False on failure (nothing appended).
-  bool SealEvents(std::string* out);
+  // Seals the pending events, if any, into *out. False on failure (nothing appended). Add()
+  // seals a full chunk as SealPace::kEarly.
+  bool SealEvents(std::string* out, SealPace pace = SealPace::kPaced);
   // Seals the pending events, then the trailer chunk (events added so far, `dropped`, `status`).
   bool Finish(int64_t ts, int64_t dropped, std::string_view status, std::string* out);
 

@@ -24,11 +24,11 @@
 namespace cuclimb::interposer {
 
 struct RecorderOptions {
-  const char* path = nullptr;   // trace file; created O_EXCL|O_NOFOLLOW, mode 0600
-  size_t ring_kib = 4096;       // per-thread ring capacity
-  int flush_interval_ms = 100;  // writer wake-up period (also woken at half-full rings)
-  size_t chunk_kib = 512;       // raw bytes per chunk before compression
-  int zstd_level = format::kDefaultZstdLevel;
+  const char* path = nullptr;               // trace file; created O_EXCL|O_NOFOLLOW, mode 0600
+  size_t ring_kib = 4096;                   // per-thread ring capacity
+  int flush_interval_ms = 100;              // writer wake-up period (also woken at half-full rings)
+  size_t chunk_kib = 512;                   // raw bytes per chunk before compression
+  int zstd_level = format::kAutoZstdLevel;  // per chunk: harder on small ones
   format::ClockId clock = format::ClockId::kMonotonic;
   int64_t base_clock_ns = 0;         // clock reading that ts 0 stands for (0: now)
   const char* producer = "cuclimb";  // written into the file header

@@ -184,8 +184,11 @@ void TraceWriter::Drain(int64_t now_ns, bool seal) noexcept {
     encode_failures_ += batch_.size();
     batch_.clear();
   }
-  if (seal || now_ns - last_seal_ns_ >= kMaxChunkAgeNs) {
-    if (!failed_ && !encoder_.SealEvents(&out_))
+  const bool paced = now_ns - last_seal_ns_ >= kMaxChunkAgeNs;
+  if (seal || paced) {
+    // A flush within the second (at exit, one per drain of CUPTI's buffers) seals early.
+    if (!failed_ &&
+        !encoder_.SealEvents(&out_, paced ? format::SealPace::kPaced : format::SealPace::kEarly))
       ++encode_failures_;
     Flush();
     last_seal_ns_ = now_ns;

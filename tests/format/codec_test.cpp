@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The format library on its own (no analyzer, no Abseil): ChunkEncoder and ChunkDecoder agree on
-// every layout, the column layout behaves as column_layout.h says, caps hold, and TraceEncoder
-// renumbers ids.
+// every layout, the column layout behaves as column_layout.h says, caps hold, byte planes share
+// compressed blocks, the automatic level follows the chunk's size, and TraceEncoder renumbers
+// ids.
 #include <cstring>
 #include <random>
 #include <string>
@@ -179,6 +180,92 @@ TEST(ColumnLayoutTest, UnsetOptionalFieldsCostNothing) {
   ASSERT_TRUE(with_smem.Seal(ChunkType::kEvents, &b));
   EXPECT_LT(a.size(), 200u);
   EXPECT_GT(b.size(), a.size());
+}
+
+// Host launches as a Python training loop makes them: a repeating sequence of kernels, gaps
+// that depend on the kernel (the Python code before it) plus jitter, durations of a few µs with
+// nanosecond noise, an occasional pause (GC, a checkpoint).
+std::vector<Event> NoisyLaunches(uint32_t seed, size_t n) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> jitter(0.0, 0.25);
+  std::uniform_int_distribution<int> pause(0, 499);
+  std::vector<Event> events;
+  int64_t ts = 1'000'000;
+  for (size_t i = 0; i < n; ++i) {
+    Event ev = MakeEvent(EventType::kLaunch);
+    const uint32_t kernel = 1 + static_cast<uint32_t>(i % 37);
+    ts += static_cast<int64_t>((800.0 + 1500.0 * (kernel % 9)) * jitter(rng));
+    if (pause(rng) == 0)
+      ts += 5'000'000;
+    ev.ts = ts;
+    ev.dur = static_cast<int64_t>(6000.0 * jitter(rng));
+    ts += ev.dur;
+    ev.tid = 4242;
+    ev.name = kernel;
+    ev.stream = 0x5a00;
+    events.push_back(ev);
+  }
+  return events;
+}
+
+std::string EncodeOneChunk(const std::vector<Event>& events, int level,
+                           SealPace pace = SealPace::kPaced) {
+  ChunkEncoder enc(level);
+  for (uint32_t s = 1; s <= 37; ++s) EXPECT_TRUE(enc.DefineString(s, "k" + std::to_string(s)));
+  for (const Event& ev : events) EXPECT_TRUE(enc.Add(ev));
+  std::string bytes;
+  EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes, pace));
+  return bytes;
+}
+
+// The streams of a column chunk at least kOwnBlockBytes long, and its blocks.
+void CountStreamsAndBlocks(const std::string& chunk, size_t* large, size_t* blocks) {
+  const auto* p = reinterpret_cast<const uint8_t*>(chunk.data()) + sizeof(ChunkHeader);
+  const auto* end = reinterpret_cast<const uint8_t*>(chunk.data()) + chunk.size();
+  uint64_t v = 0, streams = 0;
+  p = GetVarint(p, end, &v);  // events
+  p = GetVarint(p, end, &v);  // definitions
+  p = GetVarint(p, end, &streams);
+  *large = 0;
+  for (uint64_t i = 0; i < streams && p != nullptr; ++i) {
+    p = GetVarint(p, end, &v);  // key
+    p = GetVarint(p, end, &v);  // bytes
+    *large += v >= kOwnBlockBytes ? 1 : 0;
+  }
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(GetVarint(p, end, &v), nullptr);
+  *blocks = v;
+}
+
+TEST(ColumnBlocksTest, NoisyPlanesShareBlocksAndReadBack) {
+  // The low bytes of times and durations are near-uniform alike: one block (one entropy table)
+  // serves several of them, and the chunk reads back the same.
+  const std::vector<Event> events = NoisyLaunches(7, 8000);
+  const std::string chunk = EncodeOneChunk(events, kDefaultZstdLevel);
+  size_t large = 0, blocks = 0;
+  CountStreamsAndBlocks(chunk, &large, &blocks);
+  EXPECT_GE(large, 4u);
+  EXPECT_LT(blocks, 1 + large);  // the small streams' block, and fewer than one per large stream
+  Tables tables;
+  std::string error;
+  EXPECT_TRUE(Same(DecodeAll(chunk, &tables, &error), events)) << error;
+}
+
+TEST(ColumnBlocksTest, AutoLevelCompressesSmallChunksHarder) {
+  // A chunk of at most kSmallChunkEvents records sealed because its second was up gets
+  // kSmallChunkZstdLevel, which pays on noisy times; one sealed early (full, or a flush) and a
+  // larger one the default.
+  const std::vector<Event> small = NoisyLaunches(11, 8000);
+  const std::string automatic = EncodeOneChunk(small, kAutoZstdLevel);
+  EXPECT_EQ(automatic, EncodeOneChunk(small, kSmallChunkZstdLevel));
+  EXPECT_LT(automatic.size(), EncodeOneChunk(small, kDefaultZstdLevel).size());
+  EXPECT_EQ(EncodeOneChunk(small, kAutoZstdLevel, SealPace::kEarly),
+            EncodeOneChunk(small, kDefaultZstdLevel));
+  const std::vector<Event> large = NoisyLaunches(11, kSmallChunkEvents - 36);  // + 37 strings
+  EXPECT_EQ(EncodeOneChunk(large, kAutoZstdLevel), EncodeOneChunk(large, kDefaultZstdLevel));
+  Tables tables;
+  std::string error;
+  EXPECT_TRUE(Same(DecodeAll(automatic, &tables, &error), small)) << error;
 }
 
 TEST(TraceEncoderTest, RenumbersInOrderOfFirstUse) {
