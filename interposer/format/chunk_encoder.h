@@ -29,13 +29,14 @@ enum class ChunkLayout : uint8_t { kRows, kColumns, kColumnsV2 };
 FileHeader MakeFileHeader(ClockId clock, int64_t base_clock_ns, int64_t base_realtime_ns,
                           std::string_view producer, ChunkLayout layout = ChunkLayout::kColumnsV2);
 
-// The zstd level of the recorder and of `cuclimb convert`. On real recordings level 5 takes
-// 2 % fewer bytes than 3 for 15 % more encoding time, still 40x the highest event rate seen
-// (docs/performance.md); levels above 6 cost more than they save.
+// The zstd level of `cuclimb convert` and of the recorder's large chunks. On real recordings
+// level 5 takes 2 % fewer bytes than 3 for 15 % more encoding time; at the highest event rates
+// seen, levels above 6 cost more than they save (docs/performance.md).
 inline constexpr int kDefaultZstdLevel = 5;
 // The recorder's level: chosen per chunk. Chunks sealed SealPace::kPaced with at most
 // kSmallChunkEvents records (events and definitions), i.e. written at low event rates, are
-// compressed at kSmallChunkZstdLevel, all others at kDefaultZstdLevel (ChunkEncoder::LevelFor).
+// compressed at kSmallChunkZstdLevel (4 % smaller on a PyTorch recording, a few % of a core at
+// most), all others at kDefaultZstdLevel (ChunkEncoder::LevelFor).
 inline constexpr int kAutoZstdLevel = -1;
 // Why a chunk is sealed. kPaced: its time is up (the recorder seals every second), so small
 // chunks come at most once a second and kAutoZstdLevel may spend more on them. kEarly: it filled

@@ -73,8 +73,9 @@ constexpr ColumnId ParseColumnKey(uint32_t key) {
           escape};
 }
 
-// Streams smaller than this share one compressed block; larger ones get a block each, so that
-// zstd's entropy tables fit one byte plane at a time.
+// Streams smaller than this share one compressed block; larger ones get a block each, or join
+// the block of the stream before them where that compresses smaller (ChunkEncoder): an entropy
+// table per byte plane, shared by neighbouring planes of one distribution.
 inline constexpr uint32_t kOwnBlockBytes = 1024;
 
 // Column words. Every coding maps its "absent" value to 0, so unset optional fields cost nothing:
