@@ -63,7 +63,7 @@ void Boundaries::Advance(const trace::Event& ev) {
   switch (choice_.source) {
     case IterationSource::kRange:
       if (ev.type == EventType::kPush) {
-        std::vector<bool>& stack = stacks_[ev.domain];
+        std::vector<bool>& stack = StackOf(ev.domain);
         const bool named = ev.domain == choice_.domain && ev.name == choice_.name;
         if (named && open_ && open_id_ == ~uint64_t{0}) {
           // The iteration range again while one is open: an iteration range does not nest in
@@ -86,7 +86,7 @@ void Boundaries::Advance(const trace::Event& ev) {
         if (stack.size() > kMaxDepth)
           stack.erase(stack.begin());
       } else if (ev.type == EventType::kPop) {
-        std::vector<bool>& stack = stacks_[ev.domain];
+        std::vector<bool>& stack = StackOf(ev.domain);
         if (!stack.empty()) {
           if (stack.back() && open_)
             Close(ev.ts);

@@ -32,6 +32,8 @@ namespace cuclimb::analysis {
 class Boundaries {
  public:
   explicit Boundaries(const SegmentChoice& choice);
+  Boundaries(const Boundaries&) = delete;  // it keeps a pointer into its own map
+  Boundaries& operator=(const Boundaries&) = delete;
 
   // Every event, in read order, before it is assigned. Most events of the boundary thread are of
   // types that cannot move a boundary: they only raise the watermark, inline.
@@ -69,6 +71,15 @@ class Boundaries {
   void Advance(const trace::Event& ev);
   void Start(int64_t ts, int64_t payload);
   void Close(int64_t ts);
+  // The push stack of a domain; the last one is kept (a flat map moves its entries when one is
+  // added, so it is looked up again whenever the domain changes).
+  std::vector<bool>& StackOf(uint32_t domain) {
+    if (domain != last_domain_ || last_stack_ == nullptr) {
+      last_stack_ = &stacks_[domain];
+      last_domain_ = domain;
+    }
+    return *last_stack_;
+  }
   // Slot() outside the kept interval: finds the interval of ts and keeps it.
   uint32_t FindSlot(int64_t ts);
   // After a boundary changed: the kept interval is empty until the next FindSlot().
@@ -86,6 +97,8 @@ class Boundaries {
   std::vector<int64_t> starts_, ends_, payloads_;
   // Range source: the boundary thread's push stack (true = a boundary instance).
   absl::flat_hash_map<uint32_t, std::vector<bool>> stacks_;  // domain → stack
+  uint32_t last_domain_ = 0;
+  std::vector<bool>* last_stack_ = nullptr;
   bool open_ = false;
   uint64_t open_id_ = ~uint64_t{0};  // start/end id of the open boundary instance
   uint32_t last_launch_ = 0;         // launch source with a pair anchor
