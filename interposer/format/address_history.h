@@ -98,14 +98,25 @@ class AddressHistory {
   // buffer is four lists long: the list moves back to its start once per 3 × kDepth pushes.
   static constexpr uint32_t kCapacity = 4 * kDepth;
 
-  // Removes entry i (0 = the most recent).
+  // Removes entry i (0 = the most recent). Up to kShort entries move as one block of kShort
+  // (a few vector loads and stores; the entries past the most recent are spare, kShort of them
+  // past the end included); more with memmove.
+  static constexpr uint32_t kShort = 8;
   void Remove(int l, uint32_t i) {
     uint64_t* e = entries_[l] + base_[l] + count_[l] - 1 - i;
-    for (uint32_t j = 0; j < i; ++j) e[j] = e[j + 1];
+    if (i == 0) {
+      // the most recent: nothing moves
+    } else if (i <= kShort) {
+      uint64_t moved[kShort];
+      std::memcpy(moved, e + 1, sizeof(moved));
+      std::memcpy(e, moved, sizeof(moved));
+    } else {
+      std::memmove(e, e + 1, i * sizeof(uint64_t));
+    }
     --count_[l];
   }
 
-  uint64_t entries_[2][kCapacity];
+  uint64_t entries_[2][kCapacity + kShort];
   uint32_t base_[2] = {0, 0};
   uint32_t count_[2] = {0, 0};
   uint64_t last_escape_ = 0;

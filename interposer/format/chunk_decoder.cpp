@@ -44,24 +44,6 @@ bool Head(const uint8_t** p, const uint8_t* end, uint64_t* v) {
   return *p != nullptr;
 }
 
-// Adds the events of each known type among types[0..n) to counts. Four histograms over every
-// byte value, summed at the end: no branch per event, and consecutive events of one type do not
-// wait on each other's increment.
-void CountTypes(const uint8_t* types, size_t n, uint32_t* counts) {
-  uint32_t histogram[4][256] = {};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    ++histogram[0][types[i]];
-    ++histogram[1][types[i + 1]];
-    ++histogram[2][types[i + 2]];
-    ++histogram[3][types[i + 3]];
-  }
-  for (; i < n; ++i) ++histogram[0][types[i]];
-  for (uint8_t t = 1; t < static_cast<uint8_t>(EventType::kCount); ++t) {
-    counts[t] += histogram[0][t] + histogram[1][t] + histogram[2][t] + histogram[3][t];
-  }
-}
-
 // "launch.kernel", for messages about a column.
 std::string ColumnName(uint8_t type, uint32_t field) {
   const EventSpec& spec = kEventSchema[type];

@@ -22,6 +22,9 @@ struct ColumnPlanes {
   uint8_t count = 0;
 };
 
+// Adds the events of each known type among types[0..n) to counts (kCount entries).
+void CountTypes(const uint8_t* types, size_t n, uint32_t* counts);
+
 inline uint64_t GatherWord(const ColumnPlanes& c, size_t i) {
   uint64_t w = 0;
   for (uint8_t k = 0; k < c.count; ++k) w |= static_cast<uint64_t>(c.plane[k][i]) << c.shift[k];
@@ -95,6 +98,8 @@ class ColumnDecoder {
   // The address of an alloc or free in a kColumnsV2 chunk, from its history word; false (and
   // history_error_ set) on damage.
   bool HistoryAddress(uint8_t type, uint64_t w, Event* ev);
+  // The next escaped address of `type` (word 0); false (history_error_ set) when there is none.
+  [[gnu::noinline]] bool EscapedAddress(uint8_t type, uint64_t* addr);
   // Names the first field of the failed event with a bad value (an undefined id or an unknown
   // enum value), in field order, as the assembler met them.
   void Explain(Failure* failure) const;
