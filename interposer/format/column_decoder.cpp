@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cstring>
 #include <utility>
 
@@ -92,14 +94,78 @@ CUCLIMB_PLANE_VERSIONS void OrPlane(uint64_t* out, const uint8_t* p, size_t n, u
 inline uint64_t UnZigZagWord(uint64_t w, uint64_t bias) {
   return ((w >> 1) ^ (0 - (w & 1))) + bias;
 }
-CUCLIMB_PLANE_VERSIONS void SetPlaneZigZag(uint64_t* out, const uint8_t* p, size_t n,
-                                           unsigned shift, uint64_t bias) {
-  for (size_t i = 0; i < n; ++i) out[i] = UnZigZagWord(static_cast<uint64_t>(p[i]) << shift, bias);
-}
 CUCLIMB_PLANE_VERSIONS void OrPlaneZigZag(uint64_t* out, const uint8_t* p, size_t n, unsigned shift,
                                           uint64_t bias) {
   for (size_t i = 0; i < n; ++i) {
     out[i] = UnZigZagWord(out[i] | static_cast<uint64_t>(p[i]) << shift, bias);
+  }
+}
+
+// Widens the n words of a column of kPlanes planes from `start` in one pass: one load per plane
+// and one store per word (a pass per plane stored and reloaded every word once per plane).
+template <int kPlanes>
+[[gnu::always_inline]] inline void WidenPlanes(uint64_t* out, const ColumnPlanes& c, size_t start,
+                                               size_t n, bool zigzag, uint64_t bias) {
+  const uint8_t* p[kPlanes];
+  unsigned shift[kPlanes];
+  for (int k = 0; k < kPlanes; ++k) {
+    p[k] = c.plane[k] + start;
+    shift[k] = c.shift[k];
+  }
+  if (zigzag) {
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t w = 0;
+      for (int k = 0; k < kPlanes; ++k) w |= static_cast<uint64_t>(p[k][i]) << shift[k];
+      out[i] = UnZigZagWord(w, bias);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t w = 0;
+      for (int k = 0; k < kPlanes; ++k) w |= static_cast<uint64_t>(p[k][i]) << shift[k];
+      out[i] = w;
+    }
+  }
+}
+CUCLIMB_PLANE_VERSIONS void WidenPlanes1(uint64_t* out, const ColumnPlanes& c, size_t start,
+                                         size_t n, bool zigzag, uint64_t bias) {
+  WidenPlanes<1>(out, c, start, n, zigzag, bias);
+}
+CUCLIMB_PLANE_VERSIONS void WidenPlanes2(uint64_t* out, const ColumnPlanes& c, size_t start,
+                                         size_t n, bool zigzag, uint64_t bias) {
+  WidenPlanes<2>(out, c, start, n, zigzag, bias);
+}
+CUCLIMB_PLANE_VERSIONS void WidenPlanes3(uint64_t* out, const ColumnPlanes& c, size_t start,
+                                         size_t n, bool zigzag, uint64_t bias) {
+  WidenPlanes<3>(out, c, start, n, zigzag, bias);
+}
+CUCLIMB_PLANE_VERSIONS void WidenPlanes4(uint64_t* out, const ColumnPlanes& c, size_t start,
+                                         size_t n, bool zigzag, uint64_t bias) {
+  WidenPlanes<4>(out, c, start, n, zigzag, bias);
+}
+
+// A column's n words from `start`, zigzag-decoded (plus bias) when `zigzag`.
+void WidenColumn(uint64_t* out, const ColumnPlanes& c, size_t start, size_t n, bool zigzag,
+                 uint64_t bias) {
+  switch (c.count) {
+    case 1:
+      return WidenPlanes1(out, c, start, n, zigzag, bias);
+    case 2:
+      return WidenPlanes2(out, c, start, n, zigzag, bias);
+    case 3:
+      return WidenPlanes3(out, c, start, n, zigzag, bias);
+    case 4:
+      return WidenPlanes4(out, c, start, n, zigzag, bias);
+    default:
+      break;
+  }
+  // Five planes or more (large values: rare): a pass per plane.
+  const uint8_t last = c.count - 1;
+  SetPlane(out, c.plane[0] + start, n, c.shift[0]);
+  for (uint8_t k = 1; k < last; ++k) OrPlane(out, c.plane[k] + start, n, c.shift[k]);
+  if (zigzag) {
+    OrPlaneZigZag(out, c.plane[last] + start, n, c.shift[last], bias);
+  } else {
+    OrPlane(out, c.plane[last] + start, n, c.shift[last]);
   }
 }
 
@@ -145,6 +211,23 @@ bool ColumnDecoder::EscapedAddress(uint8_t type, uint64_t* addr) {
   }
   *addr = history_.FromEscape(GatherWord(escapes_[type], used++));
   return true;
+}
+
+// MakeEvent(type) in four 32-byte stores and the type's byte (AVX2: five instructions instead of
+// eleven for a copy of the constant): every slot is zero except the device, kNoDevice.
+using Words4 = uint64_t __attribute__((vector_size(32)));
+static_assert(offsetof(Event, device) == 100 && kNoDevice == -1 && sizeof(Event) == 128);
+static_assert(offsetof(Event, type) == 0 && sizeof(EventType) == 1);
+static_assert(std::endian::native == std::endian::little, "kTail's bytes");
+[[gnu::always_inline]] inline void StoreBlank(Event* ev, EventType type) {
+  constexpr Words4 kZero = {0, 0, 0, 0};
+  constexpr Words4 kTail = {uint64_t{0xffffffff} << 32, 0, 0, 0};  // stack 0, device -1
+  auto* p = reinterpret_cast<char*>(ev);
+  std::memcpy(p, &kZero, sizeof(kZero));
+  std::memcpy(p + 32, &kZero, sizeof(kZero));
+  std::memcpy(p + 64, &kZero, sizeof(kZero));
+  std::memcpy(p + 96, &kTail, sizeof(kTail));
+  ev->type = type;
 }
 
 // One event type's assembler: each field from the next word of its column, in schema order.
@@ -204,8 +287,7 @@ struct ColumnAssembler {
   template <size_t... kFields>
   [[gnu::always_inline]] static bool Fields(ColumnDecoder* d, Event* ev,
                                             std::index_sequence<kFields...>) {
-    static constexpr Event kBlank = MakeEvent(static_cast<EventType>(kType));
-    std::memcpy(ev, &kBlank, sizeof(kBlank));
+    StoreBlank(ev, static_cast<EventType>(kType));
     const uint32_t k = d->index_[kType]++;
     const uint32_t present = d->present_[kType];
     const bool ok = (Field<kFields>(d, ev, k, present) && ...);
@@ -375,21 +457,8 @@ void ColumnDecoder::OpenWindow() {
       const size_t n = size_t{counts[t]} * per_event;
       const size_t start = size_t{position_[t]} * per_event;
       const WordCode code = WordCodeOf(t, f, columns_v2_);
-      const uint8_t last = c.count - 1;
-      if (code == WordCode::kRaw) {
-        SetPlane(out, c.plane[0] + start, n, c.shift[0]);
-        for (uint8_t k = 1; k <= last; ++k) OrPlane(out, c.plane[k] + start, n, c.shift[k]);
-      } else {
-        const uint64_t bias =
-            code == WordCode::kDevice ? static_cast<uint64_t>(int64_t{kNoDevice}) : 0;
-        if (last == 0) {
-          SetPlaneZigZag(out, c.plane[0] + start, n, c.shift[0], bias);
-        } else {
-          SetPlane(out, c.plane[0] + start, n, c.shift[0]);
-          for (uint8_t k = 1; k < last; ++k) OrPlane(out, c.plane[k] + start, n, c.shift[k]);
-          OrPlaneZigZag(out, c.plane[last] + start, n, c.shift[last], bias);
-        }
-      }
+      WidenColumn(out, c, start, n, code != WordCode::kRaw,
+                  code == WordCode::kDevice ? static_cast<uint64_t>(int64_t{kNoDevice}) : 0);
       words_[t][f] = out;
       out += n;
     }
