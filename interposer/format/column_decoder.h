@@ -33,9 +33,9 @@ inline uint64_t GatherWord(const ColumnPlanes& c, size_t i) {
 
 // Events are decoded a window at a time: first each present column's words for the window's events
 // are widened from their planes and, for the zigzag codings, decoded (tight loops the compiler
-// vectorizes, AVX2 where the CPU has it), then each event is assembled in order from one word per
-// field by its type's assembler, generated from the schema. Columns that are absent (a field
-// never set in the chunk) are not read: the blank event already holds what their zero words
+// vectorizes, AVX-512 or AVX2 where the CPU has it), then each event is assembled in order from one
+// word per field by its type's assembler, generated from the schema. Columns that are absent (a
+// field never set in the chunk) are not read: the blank event already holds what their zero words
 // decode to. Event by event, field by field from the planes cost twice the instructions.
 // The window whose words are widened at once: per column, the loops' start-up costs are spread
 // over its events; its words (about 100 KiB) stay in the L2 cache.
