@@ -35,14 +35,16 @@ class AddressHistory {
 
   void Reset() {
     count_[0] = count_[1] = 0;
+    base_[0] = base_[1] = 0;
     last_escape_ = 0;
   }
 
   // The word for `addr` found in `list` (removed from it), or 0 when it is not there.
   uint64_t Find(List list, uint64_t addr) {
     const int l = static_cast<int>(list);
+    const uint64_t* newest = entries_[l] + base_[l] + count_[l] - 1;
     for (uint32_t i = 0; i < count_[l]; ++i) {
-      if (entries_[l][i] == addr) {
+      if (newest[-static_cast<int64_t>(i)] == addr) {
         Remove(l, i);
         return i + 1;
       }
@@ -55,17 +57,24 @@ class AddressHistory {
     const int l = static_cast<int>(list);
     if (word == 0 || word > count_[l])
       return false;
-    *addr = entries_[l][word - 1];
-    Remove(l, static_cast<uint32_t>(word - 1));
+    const auto i = static_cast<uint32_t>(word - 1);
+    *addr = entries_[l][base_[l] + count_[l] - 1 - i];
+    Remove(l, i);
     return true;
   }
   // Makes addr the most recent entry of `list`.
   void Push(List list, uint64_t addr) {
     const int l = static_cast<int>(list);
-    const uint32_t keep = count_[l] < kDepth ? count_[l] : kDepth - 1;
-    std::memmove(entries_[l] + 1, entries_[l], keep * sizeof(uint64_t));
-    entries_[l][0] = addr;
-    count_[l] = keep + 1;
+    if (base_[l] + count_[l] == kCapacity) {  // every few hundred pushes
+      std::memmove(entries_[l], entries_[l] + base_[l], count_[l] * sizeof(uint64_t));
+      base_[l] = 0;
+    }
+    entries_[l][base_[l] + count_[l]] = addr;
+    if (count_[l] < kDepth) {
+      ++count_[l];
+    } else {
+      ++base_[l];  // the oldest falls off
+    }
   }
 
   // The escape word of an address that was not found, and its inverse.
@@ -82,12 +91,33 @@ class AddressHistory {
   uint32_t count(List list) const { return count_[static_cast<int>(list)]; }
 
  private:
+  // Each list lies in entries_[l][base_, base_ + count_), the most recent last, so that a push
+  // appends and a removal moves only the entries more recent than the one removed: an allocator
+  // reuses what it freed a moment ago and a program frees what it allocated a moment ago, so
+  // they are few. (A list kept most recent first moved the whole list on every push.) The
+  // buffer is four lists long: the list moves back to its start once per 3 × kDepth pushes.
+  static constexpr uint32_t kCapacity = 4 * kDepth;
+
+  // Removes entry i (0 = the most recent). Up to kShort entries move as one block of kShort
+  // (a few vector loads and stores; the entries past the most recent are spare, kShort of them
+  // past the end included); more with memmove.
+  static constexpr uint32_t kShort = 8;
   void Remove(int l, uint32_t i) {
-    std::memmove(entries_[l] + i, entries_[l] + i + 1, (count_[l] - i - 1) * sizeof(uint64_t));
+    uint64_t* e = entries_[l] + base_[l] + count_[l] - 1 - i;
+    if (i == 0) {
+      // the most recent: nothing moves
+    } else if (i <= kShort) {
+      uint64_t moved[kShort];
+      std::memcpy(moved, e + 1, sizeof(moved));
+      std::memcpy(e, moved, sizeof(moved));
+    } else {
+      std::memmove(e, e + 1, i * sizeof(uint64_t));
+    }
     --count_[l];
   }
 
-  uint64_t entries_[2][kDepth];
+  uint64_t entries_[2][kCapacity + kShort];
+  uint32_t base_[2] = {0, 0};
   uint32_t count_[2] = {0, 0};
   uint64_t last_escape_ = 0;
 };

@@ -44,22 +44,6 @@ bool Head(const uint8_t** p, const uint8_t* end, uint64_t* v) {
   return *p != nullptr;
 }
 
-// Widens one byte plane into the words it belongs to. Called for every plane of every batch, so
-// it has an AVX2 version chosen at load time (4 words per instruction instead of 2 with SSE2).
-// Not under ThreadSanitizer: the version is chosen by an ifunc resolver that runs while the
-// program is relocated, before TSan's runtime is up, and GCC instruments it (it crashes there).
-#if defined(__SANITIZE_THREAD__)
-#define CUCLIMB_PLANE_VERSIONS
-#else
-#define CUCLIMB_PLANE_VERSIONS __attribute__((target_clones("avx2", "default")))
-#endif
-CUCLIMB_PLANE_VERSIONS void SetPlane(uint64_t* out, const uint8_t* p, size_t n, unsigned shift) {
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint64_t>(p[i]) << shift;
-}
-CUCLIMB_PLANE_VERSIONS void OrPlane(uint64_t* out, const uint8_t* p, size_t n, unsigned shift) {
-  for (size_t i = 0; i < n; ++i) out[i] |= static_cast<uint64_t>(p[i]) << shift;
-}
-
 // "launch.kernel", for messages about a column.
 std::string ColumnName(uint8_t type, uint32_t field) {
   const EventSpec& spec = kEventSchema[type];
@@ -245,11 +229,7 @@ bool Unpacker::UnpackColumns(UnpackedChunk* chunk) {
       if (seen_types || s.size != events)
         return Fail(chunk, "bad event type stream");
       seen_types = true;
-      for (uint32_t i = 0; i < s.size; ++i) {
-        const uint8_t type = bytes[s.offset + i];
-        if (IsEventType(type))
-          ++chunk->type_counts[type];
-      }
+      CountTypes(bytes + s.offset, s.size, chunk->type_counts);
       chunk->streams.push_back(s);
     } else if (s.key == kDefinitionsKey) {
       if (seen_definitions)
@@ -335,17 +315,8 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
     return true;
   }
   p_ = end_ = nullptr;
-  for (auto& by_field : planes_) {
-    for (ColumnPlanes& c : by_field) c.count = 0;
-  }
-  std::memset(position_, 0, sizeof(position_));
-  batch_.delta = DecodeState{};
-  batch_.columns_v2 = chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2);
-  batch_.history.Reset();
-  batch_.history_error = ColumnBatch::HistoryError::kNone;
-  for (ColumnPlanes& c : batch_.escapes) c.count = 0;
-  std::memset(batch_.escapes_used, 0, sizeof(batch_.escapes_used));
-  std::memcpy(batch_.escape_count, chunk->escape_counts, sizeof(batch_.escape_count));
+  columns_.Start(chunk->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2),
+                 chunk->escape_counts);
   for (const UnpackedChunk::Stream& s : chunk->streams) {
     const uint8_t* data = bytes + s.offset;
     if (s.key == kTypesKey) {
@@ -356,7 +327,7 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
         return false;
     } else {
       const auto [type, field, plane, escape] = ParseColumnKey(s.key);
-      ColumnPlanes& c = escape ? batch_.escapes[type] : planes_[type][field];
+      ColumnPlanes& c = escape ? columns_.escapes(type) : columns_.planes(type, field);
       for (uint8_t k = 0; k < c.count; ++k) {
         if (c.shift[k] == 8 * plane)
           return ChunkError("a column plane appears twice");
@@ -366,8 +337,8 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       ++c.count;
     }
   }
-  batch_.delta.strings = tables->string_count();
-  batch_.delta.stacks = tables->stack_count();
+  columns_.Begin(types_, types_ != nullptr ? chunk->events : 0, tables->string_count(),
+                 tables->stack_count());
   return true;
 }
 
@@ -562,129 +533,61 @@ bool ChunkDecoder::CheckRow(uint8_t type, const uint8_t* p, const uint8_t* end, 
   return true;  // bytes left in the body are fields of a newer minor: ignored
 }
 
-void ChunkDecoder::GatherBatch(uint32_t count) {
-  constexpr size_t kTypes = static_cast<size_t>(EventType::kCount);
-  uint32_t counts[kTypes] = {};
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint8_t type = types_[event_index_ + i];
-    if (type < kTypes)
-      ++counts[type];
-  }
-  constexpr size_t kMaxWordsPerEvent = 3 * kMaxColumnFields;
-  if (zeros_.empty()) {
-    zeros_.assign(3 * kColumnBatch, 0);
-    words_.resize(kColumnBatch * kMaxWordsPerEvent);
-  }
-  uint64_t* out = words_.data();
-  for (uint8_t t = 1; t < kTypes; ++t) {
-    if (counts[t] == 0)
-      continue;
-    const EventSpec& spec = kEventSchema[t];
-    for (uint8_t f = 0; f < spec.field_count; ++f) {
-      const ColumnPlanes& c = planes_[t][f];
-      if (c.count == 0) {
-        batch_.words[t][f] = zeros_.data();
-        continue;
-      }
-      const uint32_t per_event = spec.fields[f].coding == Coding::kDims ? 3 : 1;
-      const size_t n = size_t{counts[t]} * per_event;
-      const size_t start = size_t{position_[t]} * per_event;
-      SetPlane(out, c.plane[0] + start, n, c.shift[0]);
-      for (uint8_t k = 1; k < c.count; ++k) OrPlane(out, c.plane[k] + start, n, c.shift[k]);
-      batch_.words[t][f] = out;
-      out += n;
-    }
-    position_[t] += counts[t];
-    batch_.index[t] = 0;
-  }
-}
-
 size_t ChunkDecoder::DecodeColumns(Event* out, size_t max) {
-  size_t n = 0;
-  const uint32_t events = chunk_->events;
-  while (n < max && event_index_ < events) {
-    const uint32_t count = static_cast<uint32_t>(
-        std::min<size_t>({max - n, kColumnBatch, size_t{events - event_index_}}));
-    GatherBatch(count);
-    for (uint32_t i = 0; i < count; ++i, ++event_index_) {
-      const uint8_t type = types_[event_index_];
-      if (!IsEventType(type)) {
-        ++skipped_;  // an event type of a newer minor, whose columns were skipped
-        continue;
-      }
-      if (type == static_cast<uint8_t>(EventType::kTrailer)) {
-        error_ = Format("%s, event %u: trailer event outside the trailer chunk",
-                        Place(chunk_->place).c_str(), event_index_);
-        return n;
-      }
-      if (!AssembleEvent(type, &out[n], &batch_)) {
-        // The type's events before the batch, plus those of the batch up to this one.
-        ColumnError(type, position_[type] - TypeCountAfter(type, i, count) - 1);
-        return n;
-      }
-      ++n;
-    }
+  ColumnDecoder::Failure failure;
+  uint32_t skipped = 0;
+  const uint32_t n = columns_.Decode(out, static_cast<uint32_t>(std::min<size_t>(max, UINT32_MAX)),
+                                     &skipped, &failure);
+  skipped_ += skipped;
+  event_index_ = columns_.next();
+  if (failure.kind != ColumnDecoder::Failure::Kind::kNone) {
+    ColumnError(failure);
+    return n;
   }
-  if (event_index_ == events && batch_.columns_v2)
+  if (columns_.next() == columns_.events() &&
+      chunk_->header.type == static_cast<uint8_t>(ChunkType::kColumnsV2)) {
     CheckEscapesUsed();
+  }
   return n;
 }
 
 void ChunkDecoder::CheckEscapesUsed() {
-  for (uint8_t t = 1; t < static_cast<uint8_t>(EventType::kCount); ++t) {
-    if (batch_.escapes_used[t] != batch_.escape_count[t]) {
-      error_ = Format("%s: escape column %s holds %u words, its events used %u",
-                      Place(chunk_->place).c_str(), ColumnName(t, HistoryField(t)).c_str(),
-                      batch_.escape_count[t], batch_.escapes_used[t]);
-      return;
-    }
+  if (const uint8_t t = columns_.UnusedEscapes(); t != 0) {
+    error_ = Format("%s: escape column %s holds %u words, its events used %u",
+                    Place(chunk_->place).c_str(), ColumnName(t, HistoryField(t)).c_str(),
+                    columns_.escape_count(t), columns_.escapes_used(t));
   }
 }
 
-uint32_t ChunkDecoder::TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) const {
-  uint32_t after = 0;
-  for (uint32_t j = i + 1; j < count; ++j) after += types_[event_index_ - i + j] == type ? 1 : 0;
-  return after;
-}
-
-void ChunkDecoder::ColumnError(uint8_t type, uint32_t position) {
-  const EventSpec& spec = kEventSchema[type];
-  std::string what = "an undecodable value";
-  if (batch_.history_error != ColumnBatch::HistoryError::kNone) {
-    const int field = HistoryField(type);
-    const uint64_t w = GatherWord(planes_[type][field], position);
-    what = batch_.history_error == ColumnBatch::HistoryError::kNoEscape
-               ? Format("needs escape word %u of a column of %u", batch_.escapes_used[type] + 1,
-                        batch_.escape_count[type])
-               : Format("names address %llu of a history of %u", static_cast<ull>(w),
-                        batch_.history.count(FindList(static_cast<EventType>(type))));
-    error_ = Format("%s, event %u (column '%s'): ", Place(chunk_->place).c_str(), event_index_,
-                    ColumnName(type, static_cast<uint32_t>(field)).c_str()) +
-             what;
+void ChunkDecoder::ColumnError(const ColumnDecoder::Failure& failure) {
+  using Kind = ColumnDecoder::Failure::Kind;
+  const std::string place = Place(chunk_->place);
+  const uint8_t type = failure.type;
+  if (failure.kind == Kind::kTrailer) {
+    error_ = Format("%s, event %u: trailer event outside the trailer chunk", place.c_str(),
+                    event_index_);
     return;
   }
-  for (uint8_t i = 0; i < spec.field_count; ++i) {
-    const FieldSpec& f = spec.fields[i];
-    if (f.coding != Coding::kString && f.coding != Coding::kStack && f.coding != Coding::kEnum) {
-      continue;
-    }
-    const uint64_t w = GatherWord(planes_[type][i], position);
-    if (f.coding == Coding::kString && w >= batch_.delta.strings) {
-      what = Format("names undefined string %llu", static_cast<ull>(w));
-    } else if (f.coding == Coding::kStack && w >= batch_.delta.stacks) {
-      what = Format("names undefined stack %llu", static_cast<ull>(w));
-    } else if (f.coding == Coding::kEnum &&
-               w >= NamesOf(static_cast<EnumKind>(spec.enum_kind)).count) {
-      what = Format("has unknown value %llu", static_cast<ull>(w));
-    } else {
-      continue;
-    }
-    error_ = Format("%s, event %u (column '%s'): ", Place(chunk_->place).c_str(), event_index_,
-                    ColumnName(type, i).c_str()) +
-             what;
+  std::string what;
+  if (failure.kind == Kind::kNoEscape) {
+    what = Format("needs escape word %u of a column of %u", columns_.escapes_used(type) + 1,
+                  columns_.escape_count(type));
+  } else if (failure.kind == Kind::kPastHistory) {
+    what = Format("names address %llu of a history of %u", static_cast<ull>(failure.word),
+                  columns_.history().count(FindList(static_cast<EventType>(type))));
+  } else if (failure.kind == Kind::kValue) {
+    const Coding coding = kEventSchema[type].fields[failure.field].coding;
+    const char* says = coding == Coding::kString  ? "names undefined string %llu"
+                       : coding == Coding::kStack ? "names undefined stack %llu"
+                                                  : "has unknown value %llu";
+    what = Format(says, static_cast<ull>(failure.word));
+  } else {
+    error_ = Format("%s, event %u: an undecodable value", place.c_str(), event_index_);
     return;
   }
-  error_ = Format("%s, event %u: %s", Place(chunk_->place).c_str(), event_index_, what.c_str());
+  error_ = Format("%s, event %u (column '%s'): ", place.c_str(), event_index_,
+                  ColumnName(type, failure.field).c_str()) +
+           what;
 }
 
 }  // namespace cuclimb::format

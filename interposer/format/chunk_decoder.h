@@ -98,16 +98,13 @@ class ChunkDecoder {
  private:
   size_t DecodeRows(Event* out, size_t max, DefinitionTables* tables);
   size_t DecodeColumns(Event* out, size_t max);
-  // Gathers the words of every column for the next `count` events into batch_.
-  void GatherBatch(uint32_t count);
-  // Events of `type` in the batch after its i-th event (for the position of a bad one).
-  uint32_t TypeCountAfter(uint8_t type, uint32_t i, uint32_t count) const;
   bool DefineString(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
   bool DefineStack(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
   bool ApplyDefinitions(const uint8_t* p, const uint8_t* end, DefinitionTables* tables);
   // Decodes a row event slowly to name what is wrong; true if it finds nothing.
   bool CheckRow(uint8_t type, const uint8_t* p, const uint8_t* end, Event* ev);
-  void ColumnError(uint8_t type, uint32_t position);
+  // Says what stopped a column batch (event_index_ is the event's index in the chunk).
+  void ColumnError(const ColumnDecoder::Failure& failure);
   // kColumnsV2, at the end of a chunk: every escape word was used (else error_ says which).
   void CheckEscapesUsed();
   bool RecordError(const std::string& what);
@@ -122,13 +119,7 @@ class ChunkDecoder {
   const uint8_t* types_ = nullptr;  // column chunks: one type byte per event
   uint32_t event_index_ = 0;
   DecodeState rows_;
-  // Column chunks: the planes by (type, field), the events of each type decoded before the
-  // current batch, and the batch being assembled.
-  ColumnPlanes planes_[static_cast<size_t>(EventType::kCount)][kMaxColumnFields];
-  uint32_t position_[static_cast<size_t>(EventType::kCount)] = {};
-  ColumnBatch batch_;
-  std::vector<uint64_t> words_;  // the batch's column words
-  std::vector<uint64_t> zeros_;  // what absent columns read
+  ColumnDecoder columns_;
   std::vector<uint64_t> frames_;
   uint64_t skipped_ = 0;
   std::string error_;

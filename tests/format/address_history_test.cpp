@@ -42,6 +42,54 @@ TEST(AddressHistoryTest, FindsTheMostRecentFirstAndForgetsBeyondItsDepth) {
   EXPECT_FALSE(h.Take(List::kLive, 0, &addr));
 }
 
+// The history against the plainest model of its rules (a list, most recent first, kDepth long):
+// every push, find and take of a long random sequence agrees, with the lists full and empty.
+TEST(AddressHistoryTest, AgreesWithAPlainListModel) {
+  std::mt19937_64 rng(11);
+  AddressHistory h;
+  h.Reset();
+  std::vector<uint64_t> model[2];
+  for (int step = 0; step < 200000; ++step) {
+    const int l = static_cast<int>(rng() % 2);
+    const auto list = static_cast<List>(l);
+    std::vector<uint64_t>& m = model[l];
+    const unsigned dice = static_cast<unsigned>(rng() % 100);
+    if (dice < 45) {  // small addresses, so that finds hit and lists see duplicates
+      const uint64_t addr = rng() % 90;
+      h.Push(list, addr);
+      m.insert(m.begin(), addr);
+      if (m.size() > AddressHistory::kDepth)
+        m.pop_back();
+    } else if (dice < 75) {
+      const uint64_t addr = rng() % 90;
+      uint64_t expected = 0;
+      for (size_t i = 0; i < m.size(); ++i) {
+        if (m[i] == addr) {
+          expected = i + 1;
+          m.erase(m.begin() + static_cast<long>(i));
+          break;
+        }
+      }
+      ASSERT_EQ(h.Find(list, addr), expected) << "step " << step;
+    } else {
+      const uint64_t word = rng() % (AddressHistory::kDepth + 3);
+      uint64_t addr = 0;
+      const bool ok = word >= 1 && word <= m.size();
+      ASSERT_EQ(h.Take(list, word, &addr), ok) << "step " << step;
+      if (ok) {
+        ASSERT_EQ(addr, m[word - 1]) << "step " << step;
+        m.erase(m.begin() + static_cast<long>(word - 1));
+      }
+    }
+    ASSERT_EQ(h.count(list), m.size()) << "step " << step;
+    if (step % 50000 == 49999) {  // a chunk boundary
+      h.Reset();
+      model[0].clear();
+      model[1].clear();
+    }
+  }
+}
+
 // What allocators do: a caching or stream-ordered allocator hands out what was freed recently
 // (not always the last one), a program frees in roughly the reverse order with long-lived
 // blocks in between, CUPTI reports some allocations twice (driver callback and MEMORY2 record),

@@ -62,6 +62,71 @@ TEST_P(CodecTest, EveryTypeAndValueRoundTrips) {
   }
 }
 
+// Decodes one chunk, `read` events per Decode() call.
+std::vector<Event> DecodeInReadsOf(const std::string& chunk_bytes, size_t read, Tables* tables,
+                                   std::string* error) {
+  UnpackedChunk chunk;
+  std::memcpy(&chunk.header, chunk_bytes.data(), sizeof(ChunkHeader));
+  chunk.stored = chunk_bytes.substr(sizeof(ChunkHeader));
+  Unpacker unpacker;
+  ChunkDecoder decoder;
+  std::vector<Event> out, buffer(read);
+  if (!unpacker.Unpack(&chunk)) {
+    *error = chunk.error;
+    return out;
+  }
+  if (!decoder.Start(&chunk, tables)) {
+    *error = decoder.error();
+    return out;
+  }
+  while (size_t n = decoder.Decode(buffer.data(), read, tables)) {
+    out.insert(out.end(), buffer.begin(), buffer.begin() + static_cast<long>(n));
+  }
+  *error = decoder.error();
+  return out;
+}
+
+// A chunk several times the column decoder's window, read one event at a time, a few, or more
+// than a window per call: the same events. A bad id far into it is named at its own event, and
+// every event before it is delivered.
+TEST_P(CodecTest, LongChunksDecodeAlikeInAnyReadSizeAndNameLateDamage) {
+  std::vector<Event> events = RandomEvents(7, 5000, 20, 2);
+  auto encode = [&](const std::vector<Event>& list) {
+    ChunkEncoder enc(3, GetParam());
+    for (uint32_t s = 1; s < 20; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
+    const uint64_t frames[] = {PcFrame(0x401000), StringFrame(3)};
+    EXPECT_TRUE(enc.DefineStack(1, frames, 2));
+    for (const Event& ev : list) EXPECT_TRUE(enc.Add(ev));
+    std::string bytes;
+    EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes));
+    return bytes;
+  };
+  const std::string bytes = encode(events);
+  for (size_t read : {size_t{1}, size_t{7}, size_t{1000}, size_t{4096}}) {
+    Tables tables;
+    std::string error;
+    EXPECT_TRUE(Same(DecodeInReadsOf(bytes, read, &tables, &error), events)) << "reads of " << read;
+    EXPECT_EQ(error, "") << "reads of " << read;
+  }
+  constexpr size_t kBad = 3333;
+  Event bad = MakeEvent(EventType::kLaunch);
+  bad.ts = events[kBad - 1].ts;
+  bad.name = 25;  // never defined
+  events[kBad] = bad;
+  const std::string damaged = encode(events);
+  for (size_t read : {size_t{1}, size_t{256}, size_t{4096}}) {
+    Tables tables;
+    std::string error;
+    const std::vector<Event> got = DecodeInReadsOf(damaged, read, &tables, &error);
+    EXPECT_TRUE(Same(got, std::vector<Event>(events.begin(), events.begin() + kBad)))
+        << "reads of " << read << ": " << got.size() << " events";
+    EXPECT_NE(error.find("undefined string 25"), std::string::npos) << error;
+    if (GetParam() != ChunkLayout::kRows) {
+      EXPECT_NE(error.find("event 3333 (column 'launch.kernel')"), std::string::npos) << error;
+    }
+  }
+}
+
 TEST_P(CodecTest, UndefinedStringIsNamed) {
   ChunkEncoder enc(3, GetParam());
   std::string bytes;
