@@ -41,17 +41,32 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
   }
 }
 
-Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
-  if (tid != last_tid_ || last_thread_ == nullptr) {
-    last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
-    last_tid_ = tid;
+uint32_t DenseIndex::Add(uint32_t id, std::vector<uint32_t>* ids) {
+  if (id < kDirect) {
+    if (id >= direct_.size())
+      direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
+    int32_t& d = direct_[id];
+    if (d < 0) {
+      d = static_cast<int32_t>(ids->size());
+      ids->push_back(id);
+    }
+    return static_cast<uint32_t>(d);
   }
+  auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
+  if (inserted)
+    ids->push_back(id);
+  return it->second;
+}
+
+Aggregator::ThreadState& Aggregator::FindThread(uint32_t tid) {
+  last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
+  last_tid_ = tid;
   return *last_thread_;
 }
 
-SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
-                          std::vector<std::vector<int32_t>>& table, uint32_t range, uint32_t dense,
-                          uint32_t name) {
+SlotVec& Aggregator::NewPart(std::vector<Aggregates::Part>& parts,
+                             std::vector<std::vector<int32_t>>& table, uint32_t range,
+                             uint32_t dense, uint32_t name) {
   if (range >= table.size())
     table.resize(range + 1);
   std::vector<int32_t>& row = table[range];
@@ -62,13 +77,6 @@ SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
     parts.push_back({range, name, {}});
   }
   return parts[static_cast<size_t>(row[dense])].ns;
-}
-
-uint32_t Aggregator::KernelIndex(uint32_t name) {
-  const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
-  if (k == a_.kernels.size())
-    a_.kernels.emplace_back();
-  return k;
 }
 
 uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
@@ -114,7 +122,11 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     return;
   }
   ++a_.events;
-  SlotAdd(a_.events_per_slot, slot, 1);
+  if (slot != counted_slot_) [[unlikely]] {
+    CountEvents();
+    counted_slot_ = slot;
+  }
+  ++counted_events_;
   if (ev.ts < a_.first_ts)
     a_.first_ts = ev.ts;
   if (ev.ts > a_.last_ts)
@@ -567,6 +579,12 @@ void Aggregator::OnIdentity(const Event& ev) {
 }
 
 void Aggregator::Finish() {
+  CountEvents();
+  for (int64_t i = 0; i <= kShortLives; ++i) {
+    if (short_lives_[i] != 0)
+      a_.lifetime_iterations[static_cast<int>(i - 1)] += short_lives_[i];
+    short_lives_[i] = 0;
+  }
   SettleBorrowed(true);
   // Ranges still open at the end are cut by the end of the trace: not counted.
   for (auto& [tid, t] : threads_) {

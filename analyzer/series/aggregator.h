@@ -21,25 +21,19 @@ namespace cuclimb::analysis {
 // Maps string ids (dense from 1, below 2^24) to dense indexes of a table, with a plain vector.
 class DenseIndex {
  public:
-  // The dense index of id; new ids are appended to *ids.
+  // The dense index of id; new ids are appended to *ids. Inline: every launch, kernel and API
+  // call looks its name up here, and the answer is nearly always an index that exists.
   uint32_t Get(uint32_t id, std::vector<uint32_t>* ids) {
-    if (id < kDirect) {
-      if (id >= direct_.size())
-        direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
-      int32_t& d = direct_[id];
-      if (d < 0) {
-        d = static_cast<int32_t>(ids->size());
-        ids->push_back(id);
-      }
-      return static_cast<uint32_t>(d);
+    if (id < direct_.size()) [[likely]] {
+      if (const int32_t d = direct_[id]; d >= 0) [[likely]]
+        return static_cast<uint32_t>(d);
     }
-    auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
-    if (inserted)
-      ids->push_back(id);
-    return it->second;
+    return Add(id, ids);
   }
 
  private:
+  uint32_t Add(uint32_t id, std::vector<uint32_t>* ids);  // a new id, or one of 2^24 and above
+
   static constexpr uint32_t kDirect = 1u << 24;
   std::vector<int32_t> direct_;
   absl::flat_hash_map<uint32_t, uint32_t> other_;
@@ -136,7 +130,12 @@ class Aggregator {
     uint32_t kernel = 0;
   };
 
-  ThreadState& Thread(uint32_t tid);
+  ThreadState& Thread(uint32_t tid) {
+    if (tid != last_tid_ || last_thread_ == nullptr) [[unlikely]]
+      return FindThread(tid);
+    return *last_thread_;
+  }
+  ThreadState& FindThread(uint32_t tid);
   // The signature of a thread's open (range, slot) list, for attributing GPU time later.
   uint32_t Signature(const ThreadState& t) const {
     return t.open.empty() ? 0 : t.open.back().sig_after;
@@ -144,10 +143,25 @@ class Aggregator {
   uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
   void Open(ThreadState& t, OpenRange o);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);
-  uint32_t KernelIndex(uint32_t name);
+  uint32_t KernelIndex(uint32_t name) {
+    const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
+    if (k == a_.kernels.size()) [[unlikely]]
+      a_.kernels.emplace_back();
+    return k;
+  }
   // The per-iteration part of a range for one API, sync API or kernel (dense index + string id).
   SlotVec& Part(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
-                uint32_t range, uint32_t dense, uint32_t name);
+                uint32_t range, uint32_t dense, uint32_t name) {
+    if (range < table.size()) [[likely]] {
+      if (const std::vector<int32_t>& row = table[range]; dense < row.size()) [[likely]] {
+        if (const int32_t p = row[dense]; p >= 0) [[likely]]
+          return parts[static_cast<size_t>(p)].ns;
+      }
+    }
+    return NewPart(parts, table, range, dense, name);
+  }
+  SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
+                   uint32_t range, uint32_t dense, uint32_t name);
 
   void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
   // Adds dur of API `dense` (string id name) to every range open on the thread.
@@ -244,6 +258,20 @@ class Aggregator {
       callback_corr_[corr & (kCallbackWindow - 1)] = corr;
   }
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
+
+  // Frees by iterations lived (Aggregates::lifetime_iterations), counted here for lives of
+  // −1 (unknown) to kShortLives − 1 iterations, nearly all of them, and added to the map at
+  // Finish(): a std::map insertion per free cost more than the rest of the free.
+  static constexpr int64_t kShortLives = 64;
+  uint64_t short_lives_[kShortLives + 1] = {};  // [lived + 1]
+  // Events per slot, counted here while the slot stays the same (Aggregates::events_per_slot).
+  uint32_t counted_slot_ = 0;
+  uint64_t counted_events_ = 0;
+  void CountEvents() {
+    if (counted_events_ != 0)
+      SlotAdd(a_.events_per_slot, counted_slot_, static_cast<double>(counted_events_));
+    counted_events_ = 0;
+  }
 
   absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;
   uint64_t last_alloc_key_ = ~uint64_t{0};

@@ -137,8 +137,13 @@ void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
     SlotAdd(s.temps, slot, 1);
     SlotAdd(s.temp_bytes, slot, size);
   }
-  if (count_lifetime)
-    ++a_.lifetime_iterations[born < 0 ? -1 : static_cast<int>(std::max<int64_t>(died - born, 0))];
+  if (count_lifetime) {
+    const int64_t lived = born < 0 ? -1 : std::max<int64_t>(died - born, 0);
+    if (lived < kShortLives) [[likely]]
+      ++short_lives_[static_cast<size_t>(lived + 1)];
+    else
+      ++a_.lifetime_iterations[static_cast<int>(std::min<int64_t>(lived, INT32_MAX))];
+  }
   const uint8_t kind = a_.alloc_keys[live.key].kind;
   if (kind != kVmmMappingKind) {
     a_.live_bytes = util::SaturatingSub(a_.live_bytes, util::SaturatingInt64(live.size));
