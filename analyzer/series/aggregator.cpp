@@ -131,15 +131,16 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     a_.first_ts = ev.ts;
   if (ev.ts > a_.last_ts)
     a_.last_ts = ev.ts;
-  ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
     // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
-    if (ev.tid != last_record_tid_ || last_record_ == nullptr) {
+    if (ev.tid != last_record_tid_ || last_record_ == nullptr) [[unlikely]] {
       last_record_ = &a_.threads[ev.tid];
       last_record_tid_ = ev.tid;
     }
-    thread = last_record_;
-    ++thread->events;
+    ++last_record_->events;
+    // Before the handlers: a thread's first name (OnIdentity) may move the records.
+    if (trace::IsCudaCall(ev.type))
+      ++last_record_->cuda_calls;
   }
   switch (ev.type) {
     case EventType::kAlloc:
@@ -149,28 +150,7 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       if (ev.tid != 0)
         ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
-    case EventType::kVmm:
-    case EventType::kCreate:
-    case EventType::kDestroy:
-      if (family_ == Family::kAll)
-        ProcessMemory(ev, slot);
-      ApiTime(ev, ev.api, slot);
-      break;
-    case EventType::kGauge:
-    case EventType::kHeap:
-    case EventType::kHeapDestroy:
-    case EventType::kHeapReset:
-    case EventType::kRegion:
-    case EventType::kRegionFree:
-      if (family_ == Family::kAll)
-        ProcessMemory(ev, slot);
-      break;
     case EventType::kApi:
-      ApiTime(ev, ev.api, slot);
-      break;
-    case EventType::kCopy:
-      SlotAdd(a_.copies, slot, 1);
-      SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
       ApiTime(ev, ev.api, slot);
       break;
     case EventType::kLaunch:
@@ -190,6 +170,40 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     case EventType::kPop:
       OnPop(ev);
       NoteBoundaryRanges(ev);
+      break;
+    default:
+      ProcessOther(ev, slot);
+      break;
+  }
+  if (ev.tid == boundary_tid_ && ev.tid != 0) {
+    timeline_.Advance(ev.ts);
+    if (!borrowed_.empty()) [[unlikely]]
+      SettleBorrowed(false);
+  }
+}
+
+void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
+  switch (ev.type) {
+    case EventType::kVmm:
+    case EventType::kCreate:
+    case EventType::kDestroy:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kGauge:
+    case EventType::kHeap:
+    case EventType::kHeapDestroy:
+    case EventType::kHeapReset:
+    case EventType::kRegion:
+    case EventType::kRegionFree:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
+      break;
+    case EventType::kCopy:
+      SlotAdd(a_.copies, slot, 1);
+      SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
+      ApiTime(ev, ev.api, slot);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
@@ -222,13 +236,6 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     default:
       break;
-  }
-  if (thread != nullptr && trace::IsCudaCall(ev.type))
-    ++thread->cuda_calls;
-  if (ev.tid == boundary_tid_ && ev.tid != 0) {
-    timeline_.Advance(ev.ts);
-    if (!borrowed_.empty())
-      SettleBorrowed(false);
   }
 }
 
@@ -282,7 +289,7 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   const uint32_t i = api_index_.Get(api, &a_.api_names);
-  if (i == a_.apis.size())
+  if (i == a_.apis.size()) [[unlikely]]
     a_.apis.emplace_back();
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
@@ -291,6 +298,15 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   if (ev.tid == 0 || dur == 0)
     return;
   ThreadState& t = Thread(ev.tid);
+  if (iteration_tid_ != 0 || Helper(ev.tid, t)) [[unlikely]] {
+    ApiTimeOffRanges(ev, t, i, api, slot, dur);
+    return;
+  }
+  PendApiTime(t, i, api, dur);
+}
+
+void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, uint32_t api,
+                                  uint32_t slot, double dur) {
   const bool helper = Helper(ev.tid, t);
   if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
@@ -301,18 +317,14 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
     Borrow({ev.ts, dur, i, api, BorrowKind::kApi});
     return;
   }
-  if (t.open.empty())
-    return;
-  for (PendingApiTime& p : t.pending_api) {
-    if (p.dense == i) {
-      p.ns += dur;
-      return;
-    }
-  }
+  PendApiTime(t, i, api, dur);
+}
+
+void Aggregator::NewPendingApi(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
   if (t.pending_api.size() >= kMaxPendingApis)
     FlushApiTime(t);
-  AddApiTime(t, i, api, dur);  // creates the parts now, in the order of a walk per call
-  t.pending_api.push_back({i, api, 0});
+  AddApiTime(t, dense, name, dur);  // creates the parts now, in the order of a walk per call
+  t.pending_api.push_back({dense, name, 0});
 }
 
 void Aggregator::AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur) {

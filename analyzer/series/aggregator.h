@@ -163,7 +163,24 @@ class Aggregator {
   SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
                    uint32_t range, uint32_t dense, uint32_t name);
 
+  void ProcessOther(const trace::Event& ev, uint32_t slot);  // the rarer event types
   void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  // ApiTime() on the iteration thread of a pseudo range, or on a helper.
+  void ApiTimeOffRanges(const trace::Event& ev, ThreadState& t, uint32_t i, uint32_t api,
+                        uint32_t slot, double dur);
+  // Adds dur of API `dense` to the thread's pending API time (for its open ranges).
+  void PendApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
+    if (t.open.empty())
+      return;
+    for (PendingApiTime& p : t.pending_api) {
+      if (p.dense == dense) {
+        p.ns += dur;
+        return;
+      }
+    }
+    NewPendingApi(t, dense, name, dur);
+  }
+  void NewPendingApi(ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds dur of API `dense` (string id name) to every range open on the thread.
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
@@ -273,9 +290,7 @@ class Aggregator {
     counted_events_ = 0;
   }
 
-  absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;
-  uint64_t last_alloc_key_ = ~uint64_t{0};
-  uint32_t last_alloc_index_ = 0;
+  AddressMap<uint32_t> alloc_key_index_;  // packed AllocKey → alloc_keys
   absl::flat_hash_map<uint64_t, uint32_t> handle_key_index_;
   absl::flat_hash_map<std::tuple<uint32_t, uint64_t, int32_t>, uint32_t> gauge_index_;
   DenseIndex kernel_index_, api_index_, sync_index_;

@@ -104,17 +104,13 @@ uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, ui
   // kind 4 bits | class 7 bits | api 24 bits | stack 29 bits (ids are capped at 2^24).
   const uint64_t packed = (uint64_t{kind} & 0xf) << 60 | (uint64_t{cls} & 0x7f) << 53 |
                           (uint64_t{api} & 0xffffff) << 29 | (uint64_t{stack} & 0x1fffffff);
-  if (packed == last_alloc_key_)
-    return last_alloc_index_;
-  auto [it, inserted] =
-      alloc_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.alloc_keys.size()));
-  if (inserted) {
-    a_.alloc_keys.push_back({kind, cls, api, stack});
-    a_.alloc_series.emplace_back();
-  }
-  last_alloc_key_ = packed;
-  last_alloc_index_ = it->second;
-  return it->second;
+  if (const auto* known = alloc_key_index_.find(packed); known != nullptr) [[likely]]
+    return known->second;
+  const auto index = static_cast<uint32_t>(a_.alloc_keys.size());
+  alloc_key_index_.try_emplace(packed, index);
+  a_.alloc_keys.push_back({kind, cls, api, stack});
+  a_.alloc_series.emplace_back();
+  return index;
 }
 
 void Aggregator::NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type) {
@@ -208,8 +204,8 @@ void Aggregator::OnFree(const Event& ev, uint32_t slot) {
   }
   if (ev.tid != 0)
     NoteCallback(ev.corr);
-  auto it = a_.live_allocs.find(ev.addr);
-  if (it == a_.live_allocs.end()) {
+  auto* it = a_.live_allocs.find(ev.addr);
+  if (it == nullptr) {
     ++a_.unmatched_frees;  // allocated before recording started, or its record was dropped
     return;
   }
@@ -257,7 +253,7 @@ void Aggregator::OnVmm(const Event& ev, uint32_t slot) {
       break;
     }
     case format::VmmOp::kUnmap:
-      if (auto it = a_.live_maps.find(ev.addr); it != a_.live_maps.end()) {
+      if (auto* it = a_.live_maps.find(ev.addr); it != nullptr) {
         Retire(it->second, slot, true);
         NoteFree(ev.addr, it->second, slot);
         a_.live_maps.erase(it);
