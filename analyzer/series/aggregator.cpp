@@ -110,6 +110,7 @@ void Aggregator::Open(ThreadState& t, OpenRange o) {
     // no further than kMaxOpenRanges, so they do not grow longer either.
     ++a_.unmatched_pops;
     t.open.erase(t.open.begin());
+    t.cut = true;
   }
   for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
   o.sig_after = ChildSignature(Signature(t), o);
@@ -276,15 +277,27 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
     AttributeKernel(sig, b.dense, b.name, static_cast<int64_t>(b.ns));
     return;
   }
+  AttributeApi(sig, b.dense, b.name, b.ns);
+}
+
+void Aggregator::AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
   // Outermost first, as the ranges were opened (the order parts are created in).
   uint32_t chain[kMaxOpenRanges];
   size_t n = 0;
   for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
   while (n > 0) {
     const SignatureNode& node = sigs_[chain[--n]];
-    SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
-    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
+    SlotAdd(a_.ranges[node.range].api_ns, node.slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, dense, name), node.slot, dur);
   }
+}
+
+void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
+                                 double dur) {
+  if (p.ns != 0)
+    AttributeApi(p.sig, p.dense, p.name, p.ns);
+  p = {sig, dense, name, 0};
+  AttributeApi(sig, dense, name, dur);  // creates the parts now, in the order of a walk per call
 }
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
@@ -320,7 +333,13 @@ void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, u
   PendApiTime(t, i, api, dur);
 }
 
-void Aggregator::NewPendingApi(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
+void Aggregator::PendThreadApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
+  for (PendingApiTime& p : t.pending_api) {
+    if (p.dense == dense) {
+      p.ns += dur;
+      return;
+    }
+  }
   if (t.pending_api.size() >= kMaxPendingApis)
     FlushApiTime(t);
   AddApiTime(t, dense, name, dur);  // creates the parts now, in the order of a walk per call
@@ -503,6 +522,27 @@ void Aggregator::AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, 
   }
 }
 
+void Aggregator::PendKernelTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense,
+                                    uint32_t kernel, int64_t dur) {
+  if (p.ns != 0)
+    AttributeKernel(p.sig, p.dense, p.name, static_cast<int64_t>(p.ns));
+  p = {sig, dense, kernel, 0};
+  AttributeKernel(sig, dense, kernel, dur);  // creates the parts now, in the order of a walk
+}
+
+void Aggregator::FlushRangeTime() {
+  for (PendingRangeTime& p : pending_kernels_) {
+    if (p.ns != 0)
+      AttributeKernel(p.sig, p.dense, p.name, static_cast<int64_t>(p.ns));
+    p = {};
+  }
+  for (PendingRangeTime& p : pending_apis_) {
+    if (p.ns != 0)
+      AttributeApi(p.sig, p.dense, p.name, p.ns);
+    p = {};
+  }
+}
+
 void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur) {
   const auto r = static_cast<uint32_t>(a_.iteration_range);
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
@@ -520,7 +560,7 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
       Borrow({launch->ts, static_cast<double>(std::max<int64_t>(ev.dur, 0)), k, ev.name,
               BorrowKind::kKernel});
     } else {
-      AttributeKernel(launch->sig, k, ev.name, ev.dur);
+      PendKernelTime(launch->sig, k, ev.name, ev.dur);
     }
     if (launch->on_iteration_thread)
       AttributeIteration(launch->slot, k, ev.name, ev.dur);
@@ -592,6 +632,7 @@ void Aggregator::OnIdentity(const Event& ev) {
 
 void Aggregator::Finish() {
   CountEvents();
+  FlushRangeTime();
   for (int64_t i = 0; i <= kShortLives; ++i) {
     if (short_lives_[i] != 0)
       a_.lifetime_iterations[static_cast<int>(i - 1)] += short_lives_[i];

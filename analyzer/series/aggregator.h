@@ -95,11 +95,11 @@ class Aggregator {
     bool dup = false;            // nested inside an instance of the same range: not counted
     uint32_t sig_after = 0;      // signature of the open ranges up to and including this one
   };
-  // API time of calls made while the thread's open ranges stayed the same, per API, not yet
-  // added to those ranges: the first call of an API in that window walks the open ranges (which
-  // creates the parts in the order a walk per call would), later ones only add here, and the
-  // sums reach the ranges when the open ranges change (FlushApiTime). Durations are whole ns, so
-  // the sums are exact in any order: the same figures as a walk per call, for one walk per API.
+  // API time of a thread that forgot an open range (ThreadState::cut), per API, not yet added
+  // to its open ranges: the first call of an API while the open ranges stay the same walks them
+  // (creating the parts in the order a walk per call would), later ones only add here, and the
+  // sums reach the ranges when the open ranges change (FlushApiTime). Other threads pend their
+  // API time by signature (pending_apis_).
   struct PendingApiTime {
     uint32_t dense = 0, name = 0;
     double ns = 0;
@@ -108,6 +108,7 @@ class Aggregator {
   struct ThreadState {
     std::vector<OpenRange> open;
     std::vector<PendingApiTime> pending_api;
+    bool cut = false;  // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -168,19 +169,27 @@ class Aggregator {
   // ApiTime() on the iteration thread of a pseudo range, or on a helper.
   void ApiTimeOffRanges(const trace::Event& ev, ThreadState& t, uint32_t i, uint32_t api,
                         uint32_t slot, double dur);
-  // Adds dur of API `dense` to the thread's pending API time (for its open ranges).
+  // Adds dur of API `dense` to the pending API time of the thread's open ranges: by signature,
+  // which names them (pending_apis_), unless the thread forgot a range it had open
+  // (ThreadState::cut), whose signatures name more ranges than it has open.
   void PendApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
     if (t.open.empty())
       return;
-    for (PendingApiTime& p : t.pending_api) {
-      if (p.dense == dense) {
-        p.ns += dur;
-        return;
-      }
+    if (t.cut) [[unlikely]] {
+      PendThreadApiTime(t, dense, name, dur);
+      return;
     }
-    NewPendingApi(t, dense, name, dur);
+    const uint32_t sig = Signature(t);
+    if (sig == 0)
+      return;
+    PendingRangeTime& p = pending_apis_[PendingIndex(sig, dense)];
+    if (Pendable(p, sig, dense, dur)) [[likely]] {
+      p.ns += dur;
+      return;
+    }
+    PendApiTimeMiss(p, sig, dense, name, dur);
   }
-  void NewPendingApi(ThreadState& t, uint32_t dense, uint32_t name, double dur);
+  void PendThreadApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds dur of API `dense` (string id name) to every range open on the thread.
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
@@ -195,6 +204,43 @@ class Aggregator {
   void OnLaunch(const trace::Event& ev, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
+  // Time under one signature, per kernel (GPU time) or per API (API time), not yet added to the
+  // ranges: the first kernel or call of a (signature, kernel or API) pair walks the signature
+  // (creating the parts in the order a walk per event would), later ones only add here, and the
+  // sum reaches the ranges when another pair takes the entry or at Finish(). Durations are
+  // whole ns, pended only below 2^32 ns, and a sum is kept below 2^52: sums are exact in any
+  // order, the figures of a walk per event.
+  struct PendingRangeTime {
+    uint32_t sig = 0, dense = 0, name = 0;  // sig 0: empty (no range open: nothing to add)
+    double ns = 0;
+  };
+  static constexpr size_t kPendingRangeTimes = 64;  // direct-mapped by (signature, name)
+  static bool Pendable(const PendingRangeTime& p, uint32_t sig, uint32_t dense, double ns) {
+    return p.sig == sig && p.dense == dense && ns < 4294967296.0 && p.ns < 4503599627370496.0;
+  }
+  static size_t PendingIndex(uint32_t sig, uint32_t dense) {
+    return (sig * 31 + dense) & (kPendingRangeTimes - 1);
+  }
+  void PendKernelTime(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur) {
+    if (sig == 0)
+      return;
+    const double d = static_cast<double>(std::max<int64_t>(dur, 0));
+    PendingRangeTime& p = pending_kernels_[PendingIndex(sig, dense)];
+    if (Pendable(p, sig, dense, d)) [[likely]] {
+      p.ns += d;
+      return;
+    }
+    PendKernelTimeMiss(p, sig, dense, kernel, dur);
+  }
+  void PendKernelTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t kernel,
+                          int64_t dur);
+  // Adds dur of API `dense` to the ranges of signature sig.
+  void AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur);
+  void PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
+                       double dur);
+  void FlushRangeTime();
+  PendingRangeTime pending_kernels_[kPendingRangeTimes];
+  PendingRangeTime pending_apis_[kPendingRangeTimes];
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   // Helper threads' work (series/borrowed_ranges.h).
   static constexpr uint32_t kUnsettled = ~0u;
