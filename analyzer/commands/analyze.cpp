@@ -150,7 +150,9 @@ int RunAnalyze(const util::ParsedArgs& parsed) {
   if (!report.ok())
     return util::ReportError("analyze", report.status());
   if (!json_path.empty()) {
-    auto json = analysis::ToJson(*report);
+    analysis::JsonOptions json_options;
+    json_options.jobs = options.jobs;
+    auto json = analysis::ToJson(*report, json_options);
     if (!json.ok())
       return util::ReportError("analyze", util::OutputError(json.status()));
     if (absl::Status s = util::WriteFile(json_path, *json); !s.ok())
@@ -159,7 +161,9 @@ int RunAnalyze(const util::ParsedArgs& parsed) {
   // --html (report/html_report.h): the same report as one self-contained page.
   const std::string html_path = args->Get("html");
   if (!html_path.empty()) {
-    auto html = analysis::ToHtml(*report);
+    analysis::HtmlOptions html_options;
+    html_options.jobs = options.jobs;
+    auto html = analysis::ToHtml(*report, html_options);
     if (!html.ok())
       return util::ReportError("analyze", util::OutputError(html.status()));
     if (absl::Status s = util::WriteFile(html_path, *html); !s.ok())

@@ -332,7 +332,7 @@ std::string HtmlPage(std::string_view title, std::string_view data_json) {
 
 absl::StatusOr<std::string> ToHtml(const Report& report, const HtmlOptions& options) {
   try {
-    Json data = ReportJson(report, /*per_rank=*/true);
+    Json data = ReportJson(report, /*per_rank=*/true, options.jobs);
     FitToPage(&data, options);
     const std::string json = data.dump(-1, ' ', false, Json::error_handler_t::replace);
     return HtmlPage(Title(report), json);

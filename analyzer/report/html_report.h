@@ -25,6 +25,7 @@ struct HtmlOptions {
   // A series longer than this is averaged into about this many bins (the page's hover then
   // shows the bin's mean and its iterations); shorter series are embedded exactly.
   size_t max_points = 4000;
+  int jobs = 1;  // threads building the ranks' data (the page does not depend on it)
 };
 
 // Same report → byte-identical page. Errors only when the data cannot be encoded.

@@ -2,12 +2,18 @@
 // The JSON report's fixed keys, types and orders (docs/report-schema.md), and the text report.
 #include "report/json_report.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "../analysis/scenario_util.h"
+#include "ddp_sim.h"
 #include "report/text_report.h"
 
 namespace cuclimb::testing {
@@ -135,6 +141,67 @@ TEST(JsonReport, InvalidUtf8InNamesIsReplaced) {
   auto j = analysis::ToJson(*r);
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_NO_THROW([[maybe_unused]] const json parsed = json::parse(*j));
+}
+
+// The number every report writes: printf's %.6g read back by strtod, as reports were always
+// written (and as the goldens hold); the fast conversion must give the same double for all.
+TEST(JsonReport, NumbersAreWhatPrintfAndStrtodGive) {
+  auto reference = [](double v) -> json {
+    if (!std::isfinite(v) || v == 0)
+      return 0;
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.6g", v);
+    const double r = std::strtod(buf, nullptr);
+    if (r == std::trunc(r) && std::fabs(r) < 9.0e15)
+      return static_cast<int64_t>(r);
+    return r;
+  };
+  std::mt19937_64 rng(7);
+  std::vector<double> values = {1,        -1,   0.5,  1e-320,   -4.9e-324, 1.7976931348623157e308,
+                                999999.5, 1e15, 9e15, 123456.5, 0.1 + 0.2, 2.5e-7};
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = rng();
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof(v));
+    values.push_back(v);  // any bit pattern: every exponent, subnormals, NaNs
+    values.push_back(std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 80)));
+  }
+  for (double v : values) {
+    const json got = analysis::JsonNumber(v), want = reference(v);
+    ASSERT_EQ(got.dump(), want.dump()) << v;
+    ASSERT_EQ(got.type(), want.type()) << v;
+  }
+}
+
+// A job's ranks' sections are written on several threads and spliced into the top-level object:
+// the text is what one dump of the whole object gives, for any number of threads and indents.
+TEST(JsonReport, JobReportIsTheSameForAnyNumberOfThreads) {
+  DdpOptions job;
+  job.ranks = 5;
+  job.iterations = 90;
+  job.checkpoint_every = 25;
+  job.rank.resize(5);
+  job.rank[3].keep_per_iter = 2;
+  job.rank[3].host_ns_per_kept = 50;
+  const std::vector<std::string> traces = SimulateDdp(job);
+  std::vector<std::string_view> views(traces.begin(), traces.end());
+  auto report = analysis::AnalyzeBuffers(views, {"r0", "r1", "r2", "r3", "r4"}, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::ordered_json whole = analysis::ReportJson(*report);
+  for (int indent : {1, 0, 2, -1}) {
+    analysis::JsonOptions options;
+    options.indent = indent;
+    const std::string one = *analysis::ToJson(*report, options);
+    EXPECT_EQ(one, analysis::DumpJson(whole, indent) + "\n") << indent;
+    for (int jobs : {2, 3, 8}) {
+      options.jobs = jobs;
+      EXPECT_EQ(*analysis::ToJson(*report, options), one) << indent << " " << jobs;
+    }
+  }
+  analysis::JsonOptions summary;
+  summary.per_rank = false;
+  EXPECT_FALSE(json::parse(*analysis::ToJson(*report, summary)).contains("ranks"));
+  EXPECT_EQ(analysis::ReportJson(*report, true, 4), whole);
 }
 
 TEST(TextReport, TableAndAccumulatorLines) {
