@@ -301,9 +301,7 @@ void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t den
 }
 
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
-  const uint32_t i = api_index_.Get(api, &a_.api_names);
-  if (i == a_.apis.size()) [[unlikely]]
-    a_.apis.emplace_back();
+  const uint32_t i = api_index_.Get(api, &a_.api_names, &a_.apis);
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
@@ -364,9 +362,7 @@ void Aggregator::FlushApiTime(ThreadState& t) {
 }
 
 void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
-  const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names);
-  if (i == a_.syncs.size())
-    a_.syncs.emplace_back();
+  const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names, &a_.syncs);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);

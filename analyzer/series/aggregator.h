@@ -21,14 +21,19 @@ namespace cuclimb::analysis {
 // Maps string ids (dense from 1, below 2^24) to dense indexes of a table, with a plain vector.
 class DenseIndex {
  public:
-  // The dense index of id; new ids are appended to *ids. Inline: every launch, kernel and API
-  // call looks its name up here, and the answer is nearly always an index that exists.
-  uint32_t Get(uint32_t id, std::vector<uint32_t>* ids) {
+  // The dense index of id; a new id is appended to *ids and gets a new element of *series.
+  // Inline: every launch, kernel and API call looks its name up here, and the answer is nearly
+  // always an index that exists.
+  template <class Series>
+  uint32_t Get(uint32_t id, std::vector<uint32_t>* ids, std::vector<Series>* series) {
     if (id < direct_.size()) [[likely]] {
       if (const int32_t d = direct_[id]; d >= 0) [[likely]]
         return static_cast<uint32_t>(d);
     }
-    return Add(id, ids);
+    const uint32_t d = Add(id, ids);
+    if (d == series->size())
+      series->emplace_back();
+    return d;
   }
 
  private:
@@ -145,10 +150,7 @@ class Aggregator {
   void Open(ThreadState& t, OpenRange o);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);
   uint32_t KernelIndex(uint32_t name) {
-    const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
-    if (k == a_.kernels.size()) [[unlikely]]
-      a_.kernels.emplace_back();
-    return k;
+    return kernel_index_.Get(name, &a_.kernel_names, &a_.kernels);
   }
   // The per-iteration part of a range for one API, sync API or kernel (dense index + string id).
   SlotVec& Part(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
