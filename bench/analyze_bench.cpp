@@ -6,7 +6,7 @@
 //
 //   analyze_bench [--events N] [--steps S] [--mix training|alloc] [--trace PATH] [--keep]
 //                 [--no-decode]
-//                 [--jobs N] [--scaling N] [--ranks R]
+//                 [--jobs N] [--scaling N] [--ranks R] [--repeats K]
 // Defaults: 20 M events, 100 inner steps per iteration (≈ 4 000 events per iteration). The
 // figures in docs/performance.md ("Analyzer") come from `--events 100000000`.
 // --mix alloc: an allocation-heavy loop (every launch of a step between the allocation and the
@@ -14,7 +14,9 @@
 // --no-decode: skip the decode-only pass (minutes at 10^9 events when only memory matters).
 // --jobs N: the measured analysis uses N threads (AnalyzeOptions::jobs; default 1).
 // --scaling N: instead, wall time of the analysis with 1, 2, 4, ... N threads, on R copies of
-// the trace as the ranks of one job (default 8) and on the trace alone; prints a table.
+// the trace as the ranks of one job (default 8) and on the trace alone; prints a table of the
+// medians of K interleaved runs (--repeats, default 1).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -107,40 +109,78 @@ uint64_t Generate(const std::string& path, uint64_t events, int steps, int* iter
   return n;
 }
 
-// Wall time of the analysis of `paths` with `jobs` threads; exits on failure.
-double TimeAnalysis(const std::vector<std::string>& paths, int jobs) {
+double CpuSeconds() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+struct Timing {
+  double wall = 0, cpu = 0;  // seconds
+};
+
+// Wall and CPU time of the analysis of `paths` with `jobs` threads; exits on failure.
+Timing TimeAnalysis(const std::vector<std::string>& paths, int jobs) {
   cuclimb::analysis::AnalyzeOptions options;
   options.jobs = jobs;
+  const double cpu0 = CpuSeconds();
   const auto t0 = Clock::now();
   auto report = cuclimb::analysis::Analyze(paths, options);
-  const double s = Seconds(t0);
+  Timing t{Seconds(t0), CpuSeconds() - cpu0};
   if (!report.ok()) {
     std::fprintf(stderr, "%s\n", std::string(report.status().message()).c_str());
     std::exit(1);
   }
-  return s;
+  return t;
 }
 
-// The --scaling table: threads, then wall time and speed-up for R ranks and for one trace.
-void Scaling(const std::string& path, uint64_t events, int max_threads, int ranks) {
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The --scaling table: threads, then wall time and speed-up for R ranks and for one trace, each
+// the median of `repeats` runs; the runs are interleaved (every thread count once, then again),
+// so that a change in the machine's load spreads over all thread counts rather than one.
+void Scaling(const std::string& path, uint64_t events, int max_threads, int ranks, int repeats) {
   const std::vector<std::string> job(static_cast<size_t>(ranks), path);
-  std::printf("scaling: %d ranks of %.1f M events, and 1 trace (wall time; %u cores here)\n", ranks,
-              static_cast<double>(events) / 1e6, std::thread::hardware_concurrency());
-  std::printf("| threads | %d ranks: s | speed-up | per thread | 1 trace: s | speed-up |\n", ranks);
-  std::printf("|---|---|---|---|---|---|\n");
-  double base_job = 0, base_one = 0;
+  std::vector<int> counts;
   for (int t = 1;; t = std::min(2 * t, max_threads)) {
-    const double job_s = TimeAnalysis(job, t);
-    const double one_s = TimeAnalysis({path}, t);
-    if (t == 1) {
-      base_job = job_s;
-      base_one = one_s;
-    }
-    std::printf("| %d | %.2f | %.2fx | %.2f | %.2f | %.2fx |\n", t, job_s, base_job / job_s,
-                base_job / job_s / t, one_s, base_one / one_s);
-    std::fflush(stdout);
+    counts.push_back(t);
     if (t == max_threads)
       break;
+  }
+  const size_t k = counts.size();
+  std::vector<std::vector<double>> job_s(k), one_s(k), job_cpu(k), one_cpu(k);
+  for (int r = 0; r < repeats; ++r) {
+    for (size_t i = 0; i < k; ++i) {
+      const Timing j = TimeAnalysis(job, counts[i]);
+      const Timing o = TimeAnalysis({path}, counts[i]);
+      job_s[i].push_back(j.wall);
+      job_cpu[i].push_back(j.cpu);
+      one_s[i].push_back(o.wall);
+      one_cpu[i].push_back(o.cpu);
+      std::printf("run %d: %d threads: %d ranks %.2f s (CPU %.2f s), 1 trace %.2f s (CPU %.2f s)\n",
+                  r + 1, counts[i], ranks, j.wall, j.cpu, o.wall, o.cpu);
+      std::fflush(stdout);
+    }
+  }
+  std::printf(
+      "scaling: %d ranks of %.1f M events, and 1 trace (wall time, median of %d interleaved runs; "
+      "%u cores here)\n",
+      ranks, static_cast<double>(events) / 1e6, repeats, std::thread::hardware_concurrency());
+  std::printf(
+      "| threads | %d ranks: s | speed-up | per thread | 1 trace: s | speed-up | 1 trace: CPU s "
+      "|\n",
+      ranks);
+  std::printf("|---|---|---|---|---|---|---|\n");
+  const double base_job = Median(job_s[0]), base_one = Median(one_s[0]);
+  for (size_t i = 0; i < k; ++i) {
+    const double js = Median(job_s[i]), os = Median(one_s[i]);
+    std::printf("| %d | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f |\n", counts[i], js,
+                base_job / js, base_job / js / counts[i], os, base_one / os, Median(one_cpu[i]));
   }
 }
 
@@ -163,7 +203,7 @@ int main(int argc, char** argv) {
   int steps = 100;
   std::string path;
   bool keep = false, decode = true;
-  int jobs = 1, scaling = 0, ranks = 8;
+  int jobs = 1, scaling = 0, ranks = 8, repeats = 1;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--events") && i + 1 < argc)
       events = std::strtoull(argv[++i], nullptr, 10);
@@ -184,11 +224,13 @@ int main(int argc, char** argv) {
       scaling = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--ranks") && i + 1 < argc)
       ranks = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr,
                    "usage: analyze_bench [--events N] [--steps S] [--mix training|alloc] "
                    "[--trace PATH] [--keep] [--no-decode]\n"
-                   "                     [--jobs N] [--scaling N] [--ranks R]\n");
+                   "                     [--jobs N] [--scaling N] [--ranks R] [--repeats K]\n");
       return 2;
     }
   }
@@ -229,7 +271,7 @@ int main(int argc, char** argv) {
     decoded = n;
   }
   if (scaling > 0) {
-    Scaling(path, decoded, scaling, ranks);
+    Scaling(path, decoded, scaling, ranks, repeats);
     if (generate && !keep)
       std::remove(path.c_str());
     return 0;

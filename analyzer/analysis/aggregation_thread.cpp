@@ -5,33 +5,43 @@
 
 namespace cuclimb::analysis {
 
-AggregationThread::AggregationThread(Aggregator* aggregator)
-    : aggregator_(aggregator), thread_([this] { Run(); }) {}
+EventBatch* BatchPool::Get() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (free_.empty()) {
+    owned_.push_back(std::make_unique<EventBatch>());
+    free_.push_back(owned_.back().get());
+  }
+  EventBatch* batch = free_.back();
+  free_.pop_back();
+  batch->size = 0;
+  return batch;
+}
+
+void BatchPool::Release(EventBatch* batch) {
+  if (batch->holders.fetch_sub(1, std::memory_order_acq_rel) != 1)
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(batch);
+}
+
+AggregationThread::AggregationThread(Aggregator* aggregator, bool memory_only, BatchPool* pool)
+    : aggregator_(aggregator), memory_only_(memory_only), pool_(pool), thread_([this] { Run(); }) {}
 
 AggregationThread::~AggregationThread() {
   Finish();
 }
 
-void AggregationThread::Flush() {
-  std::unique_ptr<Batch> next;
+void AggregationThread::Add(EventBatch* batch) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [this] { return full_.size() < kQueuedBatches; });
-    full_.push_back(std::move(current_));
-    if (!empty_.empty()) {
-      next = std::move(empty_.back());
-      empty_.pop_back();
-    }
+    full_.push_back(batch);
   }
   changed_.notify_all();
-  current_ = next != nullptr ? std::move(next) : std::make_unique<Batch>();
-  current_->n = 0;
   synced_ = false;
 }
 
 void AggregationThread::Sync() {
-  if (current_->n > 0)
-    Flush();
   if (synced_)
     return;
   std::unique_lock<std::mutex> lock(mutex_);
@@ -42,8 +52,6 @@ void AggregationThread::Sync() {
 void AggregationThread::Finish() {
   if (!thread_.joinable())
     return;
-  if (current_->n > 0)
-    Flush();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     closing_ = true;
@@ -58,15 +66,23 @@ void AggregationThread::Run() {
     changed_.wait(lock, [this] { return closing_ || !full_.empty(); });
     if (full_.empty())
       return;  // closing, and everything processed
-    std::unique_ptr<Batch> batch = std::move(full_.front());
+    EventBatch* batch = full_.front();
     full_.pop_front();
     busy_ = true;
     lock.unlock();
     changed_.notify_all();  // room in the queue
-    for (size_t i = 0; i < batch->n; ++i) aggregator_->Process(batch->events[i], batch->slots[i]);
+    const size_t n = batch->size;
+    if (memory_only_) {
+      for (size_t i = 0; i < n; ++i) {
+        if (Aggregator::IsMemoryEvent(batch->events[i].type))
+          aggregator_->Process(batch->events[i], batch->slots[i]);
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) aggregator_->Process(batch->events[i], batch->slots[i]);
+    }
+    pool_->Release(batch);
     lock.lock();
     busy_ = false;
-    empty_.push_back(std::move(batch));
     changed_.notify_all();  // a Sync() may be waiting for this
   }
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The aggregation of one trace on a thread of its own. The reading thread decodes, finds the
-// iteration boundaries and assigns slots; it hands (event, slot) batches over through a bounded
-// queue, and this thread runs Aggregator::Process on them in the order they were added, so the
-// results are those of calling Process inline, byte for byte. The aggregation is about half of
-// the work per event (docs/performance.md), so the two threads split one trace about evenly.
+// The aggregation of one trace on threads of its own. The reading thread decodes events straight
+// into an EventBatch, finds the iteration boundaries and writes each event's slot next to it;
+// once every event of a full batch has its slot, it hands the batch itself over (no copy) to one
+// AggregationThread, or two when the allocation family has its own aggregator. Each runs
+// Aggregator::Process on the batches in the order they were added, so the results are those of
+// calling Process inline, byte for byte.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -20,49 +22,66 @@
 
 namespace cuclimb::analysis {
 
+// Events in read order with their slots.
+struct EventBatch {
+  static constexpr size_t kCapacity = 1024;  // 132 KiB with the slots
+  trace::Event events[kCapacity];
+  uint32_t slots[kCapacity];
+  size_t size = 0;
+  std::atomic<int> holders{0};  // aggregation threads that have not processed it yet
+};
+
+// The batches of one trace. A batch handed to aggregation threads comes back when the last of
+// them has processed it; batches are reused, so their number stays what the queues and the
+// reading thread hold at once.
+class BatchPool {
+ public:
+  // A batch with size 0.
+  EventBatch* Get();
+  // One holder is done with `batch`; the last one puts it back.
+  void Release(EventBatch* batch);
+  size_t allocated() const { return owned_.size(); }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<EventBatch>> owned_;
+  std::vector<EventBatch*> free_;
+};
+
 class AggregationThread {
  public:
-  explicit AggregationThread(Aggregator* aggregator);
+  // memory_only: only the allocation family's events of each batch are processed (the kMemory
+  // aggregator); otherwise all of them.
+  AggregationThread(Aggregator* aggregator, bool memory_only, BatchPool* pool);
   ~AggregationThread();  // Finish()es if the caller did not
   AggregationThread(const AggregationThread&) = delete;
   AggregationThread& operator=(const AggregationThread&) = delete;
 
-  // On the feeding thread: Process(ev, slot) will run on the aggregation thread, in this order.
-  void Add(const trace::Event& ev, uint32_t slot) {
-    current_->events[current_->n] = ev;
-    current_->slots[current_->n] = slot;
-    if (++current_->n == kBatchEvents)
-      Flush();
-  }
-  // Returns once every event added so far has been processed and the aggregation thread waits.
+  // On the feeding thread: the batch (every slot set, holders counting this thread) will be
+  // processed on the aggregation thread after those added before it, then released to the pool.
+  // Waits while kQueuedBatches are queued.
+  void Add(EventBatch* batch);
+  // Returns once every batch added so far has been processed and the aggregation thread waits.
   // The reader calls this before it adds to its string or stack tables, which the aggregator
   // reads (TraceReader::GuardTables).
   void Sync();
   // Processes what is left and ends the thread; the aggregator is the caller's again.
   void Finish();
 
- private:
-  static constexpr size_t kBatchEvents = 1024;  // 128 KiB of events
   static constexpr size_t kQueuedBatches = 16;  // ≈ 2 MiB: absorbs the consumer's wake-up delays
-  struct Batch {
-    std::vector<trace::Event> events = std::vector<trace::Event>(kBatchEvents);
-    std::vector<uint32_t> slots = std::vector<uint32_t>(kBatchEvents);
-    size_t n = 0;
-  };
 
-  // Queues the current batch (waiting while the queue is full) and starts another.
-  void Flush();
+ private:
   void Run();
 
   Aggregator* aggregator_;
-  std::unique_ptr<Batch> current_ = std::make_unique<Batch>();  // being filled by Add()
+  const bool memory_only_;
+  BatchPool* pool_;
   bool synced_ = true;  // nothing queued since the last Sync() (feeding thread only)
 
   std::mutex mutex_;
-  std::condition_variable changed_;          // a batch queued, processed, or closing_ set
-  std::deque<std::unique_ptr<Batch>> full_;  // queued, oldest first
-  std::vector<std::unique_ptr<Batch>> empty_;
-  bool busy_ = false;  // the aggregation thread holds a batch
+  std::condition_variable changed_;  // a batch queued, processed, or closing_ set
+  std::deque<EventBatch*> full_;     // queued, oldest first
+  bool busy_ = false;                // the aggregation thread holds a batch
   bool closing_ = false;
   std::thread thread_;
 };

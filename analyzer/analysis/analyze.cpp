@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -21,8 +20,8 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/aggregation_thread.h"
 #include "analysis/assemble.h"
+#include "analysis/event_pass.h"
 #include "analysis/merge_ranks.h"
 #include "series/aggregator.h"
 #include "util/args.h"
@@ -33,99 +32,10 @@ namespace cuclimb::analysis {
 namespace {
 
 constexpr size_t kPrefixEvents = 1u << 17;  // 16 MiB of events
-constexpr size_t kMaxPending = 1u << 20;    // events waiting for the boundary thread
 constexpr uint64_t kProgressEvery = 1u << 20;
 constexpr size_t kBatchEvents = 256;  // 32 KiB of events: read, then handled while in cache
 
 using ReaderFactory = std::function<absl::StatusOr<std::unique_ptr<trace::TraceReader>>()>;
-
-struct PassState {
-  std::unique_ptr<trace::TraceReader> reader;
-  std::unique_ptr<Symbolizer> symbolizer;
-  std::unique_ptr<Aggregator> aggregator;
-  std::unique_ptr<Aggregator> memory;  // the allocation family's, when it has a thread of its own
-  std::unique_ptr<Boundaries> boundaries;
-  std::deque<trace::Event> pending;
-  // The aggregators' threads, when they have them (declared after them: destroyed first).
-  std::unique_ptr<AggregationThread> aggregation, memory_aggregation;
-
-  // threads: how many threads may run the aggregation (0: it runs inline; 1: on one thread; 2:
-  // the allocation family on a second one), where the reader allows it.
-  void Init(std::unique_ptr<trace::TraceReader> r, const SegmentChoice& choice,
-            const AnalyzeOptions& options, const FrameClassifier& classifier, int threads) {
-    reader = std::move(r);
-    symbolizer = std::make_unique<Symbolizer>(
-        options.symbol_dirs, classifier, options.host_root + "/usr/lib/debug", options.host_root);
-    const bool pseudo =
-        choice.source == IterationSource::kMark || choice.source == IterationSource::kLaunch;
-    const uint32_t iteration_tid = pseudo ? choice.tid : 0;
-    boundaries = std::make_unique<Boundaries>(choice);
-    // The aggregators read the reader's tables: no thread unless the reader guards them.
-    const bool threaded = threads > 0 && reader->GuardTables({});
-    const bool split = threaded && threads >= 2;
-    using Family = Aggregator::Family;
-    aggregator = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
-                                              choice.tid, split ? Family::kOthers : Family::kAll);
-    if (!threaded)
-      return;
-    aggregation = std::make_unique<AggregationThread>(aggregator.get());
-    if (split) {
-      memory = std::make_unique<Aggregator>(reader.get(), symbolizer.get(), iteration_tid,
-                                            choice.tid, Family::kMemory);
-      memory_aggregation = std::make_unique<AggregationThread>(memory.get());
-    }
-    AggregationThread* a = aggregation.get();
-    AggregationThread* m = memory_aggregation.get();
-    reader->GuardTables([a, m] {
-      a->Sync();
-      if (m != nullptr)
-        m->Sync();
-    });
-  }
-  void Feed(const trace::Event& ev) {
-    boundaries->Observe(ev);
-    if (pending.empty() && boundaries->Ready(ev.ts)) {
-      Process(ev, boundaries->Slot(ev.ts));
-      return;
-    }
-    pending.push_back(ev);
-    Drain(false);
-  }
-  void Process(const trace::Event& ev, uint32_t slot) {
-    if (aggregation == nullptr) {
-      aggregator->Process(ev, slot);
-      return;
-    }
-    if (memory_aggregation != nullptr && Aggregator::IsMemoryEvent(ev.type))
-      memory_aggregation->Add(ev, slot);
-    aggregation->Add(ev, slot);
-  }
-  void Drain(bool all) {
-    while (!pending.empty() &&
-           (all || pending.size() > kMaxPending || boundaries->Ready(pending.front().ts))) {
-      Process(pending.front(), boundaries->Slot(pending.front().ts));
-      pending.pop_front();
-    }
-  }
-  void Finish() {
-    boundaries->Finish();
-    Drain(true);
-    if (aggregation != nullptr) {
-      aggregation->Finish();
-      if (memory_aggregation != nullptr)
-        memory_aggregation->Finish();
-      reader->GuardTables({});
-      aggregation.reset();
-      memory_aggregation.reset();
-    }
-    aggregator->Finish();
-    if (memory != nullptr) {
-      memory->Finish();
-      aggregator->TakeMemory(memory.get());
-      memory.reset();
-    }
-  }
-};
 
 void Report(const AnalyzeOptions& o, const trace::TraceReader& r, int index, int count, int pass,
             uint64_t events) {
@@ -191,29 +101,27 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     launch.tid = tid;
   }
   const SegmentChoice choice = ChooseSegmentation(stats, launch, *reader);
-  PassState pass;
   trace::TraceReader* raw = reader.get();
-  pass.Init(std::move(reader), choice, options, classifier, aggregation_threads);
+  auto pass = std::make_unique<EventPass>(std::move(reader), choice, options, classifier,
+                                          aggregation_threads);
   uint64_t events = 0;
-  for (const trace::Event& e : prefix) {
-    pass.Feed(e);
-    if ((++events & (kProgressEvery - 1)) == 0)
-      Report(options, *raw, index, count, 1, events);
-  }
-  prefix = std::vector<trace::Event>();
-  stats.EndPrefix();
-  std::vector<trace::Event> batch(kBatchEvents);
-  while (const size_t n = raw->Read(batch.data(), batch.size())) {
-    for (size_t i = 0; i < n; ++i) {
-      stats.Observe(batch[i]);
-      pass.Feed(batch[i]);
-    }
+  for (size_t i = 0; i < prefix.size(); i += kBatchEvents) {
+    const size_t n = std::min(kBatchEvents, prefix.size() - i);
+    pass->Feed(prefix.data() + i, n);
     const uint64_t before = events;
     events += n;
     if ((before ^ events) >= kProgressEvery)  // crossed a multiple of kProgressEvery
       Report(options, *raw, index, count, 1, events);
   }
-  pass.Finish();
+  prefix = std::vector<trace::Event>();
+  stats.EndPrefix();
+  while (const size_t n = pass->Read(&stats)) {
+    const uint64_t before = events;
+    events += n;
+    if ((before ^ events) >= kProgressEvery)
+      Report(options, *raw, index, count, 1, events);
+  }
+  pass->Finish();
   Report(options, *raw, index, count, 1, events);
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
   if (final_choice.user_unmatched)
@@ -223,31 +131,30 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
     repassed = true;
     CUCLIMB_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceReader> again, open());
     again->Prefetch(prefetch);
-    PassState second;
     trace::TraceReader* raw2 = again.get();
-    second.Init(std::move(again), final_choice, options, classifier, aggregation_threads);
+    pass.reset();  // one pass's threads and batches at a time
+    pass = std::make_unique<EventPass>(std::move(again), final_choice, options, classifier,
+                                       aggregation_threads);
     events = 0;
-    while (const size_t n = raw2->Read(batch.data(), batch.size())) {
-      for (size_t i = 0; i < n; ++i) second.Feed(batch[i]);
+    while (const size_t n = pass->Read(nullptr)) {
       const uint64_t before = events;
       events += n;
       if ((before ^ events) >= kProgressEvery)
         Report(options, *raw2, index, count, 2, events);
     }
-    second.Finish();
+    pass->Finish();
     Report(options, *raw2, index, count, 2, events);
-    pass = std::move(second);
   }
   // Same boundaries: final_choice differs from choice only in `why`, which now counts the whole
   // trace rather than the prefix.
   if (options.footprint)
-    options.footprint(index, MeasureFootprint(pass.aggregator->data()));
+    options.footprint(index, MeasureFootprint(pass->aggregator().data()));
   AssemblyInput in;
-  in.reader = pass.reader.get();
-  in.aggregates = &pass.aggregator->data();
-  in.boundaries = pass.boundaries.get();
+  in.reader = pass->reader();
+  in.aggregates = &pass->aggregator().data();
+  in.boundaries = &pass->boundaries();
   in.choice = &final_choice;
-  in.symbolizer = pass.symbolizer.get();
+  in.symbolizer = pass->symbolizer();
   in.options = &options;
   in.path = name;
   in.index = index;

@@ -14,6 +14,25 @@ Boundaries::Boundaries(const SegmentChoice& choice)
       tid_(choice.tid),
       watermark_(choice.source == IterationSource::kNone ? std::numeric_limits<int64_t>::max()
                                                          : std::numeric_limits<int64_t>::min()) {
+  ForgetSlot();
+  const auto bit = [](EventType t) { return uint64_t{1} << static_cast<unsigned>(t); };
+  static_assert(static_cast<unsigned>(EventType::kCount) <= 64);
+  switch (choice.source) {
+    case IterationSource::kRange:
+      boundary_types_ = bit(EventType::kPush) | bit(EventType::kPop) | bit(EventType::kRangeStart) |
+                        bit(EventType::kRangeEnd);
+      break;
+    case IterationSource::kMark:
+      boundary_types_ = bit(EventType::kMark);
+      break;
+    case IterationSource::kLaunch:
+      boundary_types_ = bit(EventType::kLaunch);
+      if (choice.launch.anchor_next != 0 && choice.launch.anchor == last_launch_)
+        ceiling_ = last_launch_ts_ - 1;  // as Advance() sets it
+      break;
+    case IterationSource::kNone:
+      break;
+  }
   if (choice.source == IterationSource::kNone) {
     starts_.push_back(std::numeric_limits<int64_t>::min());
     ends_.push_back(std::numeric_limits<int64_t>::max());
@@ -29,7 +48,7 @@ void Boundaries::Start(int64_t ts, int64_t payload) {
   starts_.push_back(ts);
   ends_.push_back(std::numeric_limits<int64_t>::max());
   payloads_.push_back(payload);
-  cached_ = -1;
+  ForgetSlot();
 }
 
 void Boundaries::Close(int64_t ts) {
@@ -37,13 +56,14 @@ void Boundaries::Close(int64_t ts) {
   open_id_ = ~uint64_t{0};
   if (!ends_.empty())
     ends_.back() = std::max(ts, starts_.back());
+  ForgetSlot();
 }
 
 void Boundaries::Advance(const trace::Event& ev) {
   switch (choice_.source) {
     case IterationSource::kRange:
       if (ev.type == EventType::kPush) {
-        std::vector<bool>& stack = stacks_[ev.domain];
+        std::vector<bool>& stack = StackOf(ev.domain);
         const bool named = ev.domain == choice_.domain && ev.name == choice_.name;
         if (named && open_ && open_id_ == ~uint64_t{0}) {
           // The iteration range again while one is open: an iteration range does not nest in
@@ -66,7 +86,7 @@ void Boundaries::Advance(const trace::Event& ev) {
         if (stack.size() > kMaxDepth)
           stack.erase(stack.begin());
       } else if (ev.type == EventType::kPop) {
-        std::vector<bool>& stack = stacks_[ev.domain];
+        std::vector<bool>& stack = StackOf(ev.domain);
         if (!stack.empty()) {
           if (stack.back() && open_)
             Close(ev.ts);
@@ -101,26 +121,33 @@ void Boundaries::Advance(const trace::Event& ev) {
     case IterationSource::kNone:
       return;
   }
-  watermark_ = std::max(watermark_, ev.ts);
   // A pending pair anchor may still start an iteration at last_launch_ts_.
-  if (choice_.source == IterationSource::kLaunch && choice_.launch.anchor_next != 0 &&
-      last_launch_ == choice_.launch.anchor) {
-    watermark_ = std::min(watermark_, last_launch_ts_ - 1);
-  }
+  const bool anchor_pending = choice_.source == IterationSource::kLaunch &&
+                              choice_.launch.anchor_next != 0 &&
+                              last_launch_ == choice_.launch.anchor;
+  ceiling_ = anchor_pending ? last_launch_ts_ - 1 : std::numeric_limits<int64_t>::max();
+  watermark_ = std::min(std::max(watermark_, ev.ts), ceiling_);
 }
 
-uint32_t Boundaries::Slot(int64_t ts) {
-  if (starts_.empty() || ts < starts_.front())
+uint32_t Boundaries::FindSlot(int64_t ts) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (starts_.empty() || ts < starts_.front()) {  // the prologue, slot 0, up to the first start
+    slot_from_ = kMin;
+    slot_to_ = starts_.empty() ? kMax : starts_.front();
+    slot_end_ = kMax;
+    slot_ = 0;
     return 0;
-  int64_t i = cached_;
-  const int64_t n = static_cast<int64_t>(starts_.size());
-  if (i < 0 || i >= n || ts < starts_[i] || (i + 1 < n && ts >= starts_[i + 1])) {
-    i = static_cast<int64_t>(std::upper_bound(starts_.begin(), starts_.end(), ts) -
-                             starts_.begin()) -
-        1;
-    cached_ = i;
   }
-  return static_cast<uint32_t>(ts <= ends_[i] ? 2 * i + 1 : 2 * i + 2);
+  // The last start at or before ts (starts_ is sorted; equal starts: the last of them).
+  const size_t i =
+      static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), ts) - starts_.begin()) -
+      1;
+  slot_from_ = starts_[i];
+  slot_to_ = i + 1 < starts_.size() ? starts_[i + 1] : kMax;
+  slot_end_ = ends_[i];
+  slot_ = static_cast<uint32_t>(2 * i + 1);
+  return ts <= slot_end_ ? slot_ : slot_ + 1;
 }
 
 void Boundaries::Finish() {

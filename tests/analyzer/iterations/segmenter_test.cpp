@@ -2,6 +2,10 @@
 // Choosing the iteration source and assigning slots, including events that arrive late.
 #include "iterations/segmenter.h"
 
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "trace_builder.h"
@@ -214,6 +218,96 @@ TEST(Boundaries, MarksLeaveTheLastIterationOpen) {
   EXPECT_EQ(b.count(), 2);
   EXPECT_EQ(b.IterationOfSlot(b.Slot(250)), 1);
   EXPECT_EQ(b.IterationOfSlot(b.Slot(350)), -2);
+}
+
+// Slot() keeps the interval of the last slot it found. Asked in any order, while boundaries
+// arrive, it must answer as a search over all boundaries known at that moment would: here the
+// reference is the list of (start, end) this test fed, searched from scratch.
+TEST(Boundaries, SlotsInAnyOrderWhileBoundariesArrive) {
+  SegmentChoice choice;
+  choice.source = IterationSource::kRange;
+  choice.tid = 1;
+  choice.name = 5;
+  Boundaries b(choice);
+  std::vector<std::pair<int64_t, int64_t>> known;  // (start, end) of each iteration so far
+  auto reference = [&known](int64_t ts) -> uint32_t {
+    uint32_t slot = 0;
+    for (size_t i = 0; i < known.size(); ++i) {
+      if (ts >= known[i].first)
+        slot = static_cast<uint32_t>(ts <= known[i].second ? 2 * i + 1 : 2 * i + 2);
+    }
+    return slot;
+  };
+  auto event = [&b](format::EventType type, int64_t ts, uint32_t tid, uint32_t name) {
+    trace::Event e = format::MakeEvent(type);
+    e.ts = ts;
+    e.tid = tid;
+    e.name = name;
+    b.Observe(e);
+  };
+  uint64_t seed = 12345;
+  auto next = [&seed](int64_t below) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(below));
+  };
+  int64_t t = 100;
+  for (int iteration = 0; iteration < 40; ++iteration) {
+    t += 1 + next(50);
+    event(format::EventType::kPush, t, 1, 5);
+    known.emplace_back(t, std::numeric_limits<int64_t>::max());
+    for (int k = 0; k < 20; ++k) {  // events of other types and other threads between
+      t += next(3);
+      event(k % 2 == 0 ? format::EventType::kLaunch : format::EventType::kAlloc, t,
+            k % 3 == 0 ? 2 : 1, 9);
+      const int64_t ts = next(t + 100);  // late, current or ahead of the boundary thread
+      ASSERT_EQ(b.Slot(ts), reference(ts)) << "ts " << ts << " iteration " << iteration;
+    }
+    t += 1 + next(50);
+    event(format::EventType::kPop, t, 1, 0);
+    known.back().second = t;
+    for (int k = 0; k < 5; ++k) {
+      const int64_t ts = t - 20 + next(60);  // around the end just seen
+      ASSERT_EQ(b.Slot(ts), reference(ts)) << "ts " << ts << " iteration " << iteration;
+    }
+  }
+  for (int64_t ts = 0; ts < t + 100; ts += 7) ASSERT_EQ(b.Slot(ts), reference(ts)) << ts;
+}
+
+// A pair anchor (launches A then B start an iteration at A) keeps the watermark below A until
+// the next launch says whether it was the pair, also across events of other types.
+TEST(Boundaries, PendingPairAnchorHoldsTheWatermark) {
+  SegmentChoice choice;
+  choice.source = IterationSource::kLaunch;
+  choice.tid = 1;
+  choice.launch.anchor = 7;
+  choice.launch.anchor_next = 8;
+  Boundaries b(choice);
+  auto event = [&b](format::EventType type, int64_t ts, uint32_t name) {
+    trace::Event e = format::MakeEvent(type);
+    e.ts = ts;
+    e.tid = 1;
+    e.name = name;
+    b.Observe(e);
+  };
+  event(format::EventType::kLaunch, 100, 3);
+  event(format::EventType::kApi, 110, 0);
+  EXPECT_TRUE(b.Ready(110));
+  event(format::EventType::kLaunch, 200, 7);  // maybe an iteration starts here
+  EXPECT_TRUE(b.Ready(199));
+  EXPECT_FALSE(b.Ready(200));
+  event(format::EventType::kApi, 250, 0);  // not a launch: the anchor is still pending
+  event(format::EventType::kAlloc, 260, 0);
+  EXPECT_FALSE(b.Ready(200));
+  event(format::EventType::kLaunch, 300, 8);  // the pair: the iteration started at 200
+  EXPECT_TRUE(b.Ready(300));
+  EXPECT_EQ(b.Slot(150), 0u);
+  EXPECT_EQ(b.Slot(200), 1u);
+  EXPECT_EQ(b.Slot(299), 1u);
+  event(format::EventType::kLaunch, 400, 7);
+  event(format::EventType::kLaunch, 500, 3);  // not the pair: no iteration at 400
+  event(format::EventType::kApi, 510, 0);
+  EXPECT_TRUE(b.Ready(510));
+  EXPECT_EQ(b.Slot(450), 1u);
 }
 
 }  // namespace
