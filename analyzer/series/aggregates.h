@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "series/address_map.h"
 #include "series/host_functions.h"
 #include "series/slot_vec.h"
 
@@ -112,8 +113,8 @@ struct Aggregates {
   // Allocations.
   std::vector<AllocKey> alloc_keys;
   std::vector<AllocSeries> alloc_series;
-  absl::flat_hash_map<uint64_t, LiveAlloc> live_allocs;  // address → allocation
-  absl::flat_hash_map<uint64_t, LiveAlloc> live_maps;    // VMM mapped address → mapping
+  AddressMap<LiveAlloc> live_allocs;  // address → allocation
+  AddressMap<LiveAlloc> live_maps;    // VMM mapped address → mapping
   // Allocations, mappings and handles freed in the last two slots that saw a free (the aggregator
   // does not know where the loop ends): once iterations are known, those freed in the epilogue —
   // the program's tear-down — count as survivors of the loop next to those never freed.

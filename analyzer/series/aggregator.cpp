@@ -41,17 +41,32 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
   }
 }
 
-Aggregator::ThreadState& Aggregator::Thread(uint32_t tid) {
-  if (tid != last_tid_ || last_thread_ == nullptr) {
-    last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
-    last_tid_ = tid;
+uint32_t DenseIndex::Add(uint32_t id, std::vector<uint32_t>* ids) {
+  if (id < kDirect) {
+    if (id >= direct_.size())
+      direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
+    int32_t& d = direct_[id];
+    if (d < 0) {
+      d = static_cast<int32_t>(ids->size());
+      ids->push_back(id);
+    }
+    return static_cast<uint32_t>(d);
   }
+  auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
+  if (inserted)
+    ids->push_back(id);
+  return it->second;
+}
+
+Aggregator::ThreadState& Aggregator::FindThread(uint32_t tid) {
+  last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
+  last_tid_ = tid;
   return *last_thread_;
 }
 
-SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
-                          std::vector<std::vector<int32_t>>& table, uint32_t range, uint32_t dense,
-                          uint32_t name) {
+SlotVec& Aggregator::NewPart(std::vector<Aggregates::Part>& parts,
+                             std::vector<std::vector<int32_t>>& table, uint32_t range,
+                             uint32_t dense, uint32_t name) {
   if (range >= table.size())
     table.resize(range + 1);
   std::vector<int32_t>& row = table[range];
@@ -62,13 +77,6 @@ SlotVec& Aggregator::Part(std::vector<Aggregates::Part>& parts,
     parts.push_back({range, name, {}});
   }
   return parts[static_cast<size_t>(row[dense])].ns;
-}
-
-uint32_t Aggregator::KernelIndex(uint32_t name) {
-  const uint32_t k = kernel_index_.Get(name, &a_.kernel_names);
-  if (k == a_.kernels.size())
-    a_.kernels.emplace_back();
-  return k;
 }
 
 uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
@@ -102,6 +110,7 @@ void Aggregator::Open(ThreadState& t, OpenRange o) {
     // no further than kMaxOpenRanges, so they do not grow longer either.
     ++a_.unmatched_pops;
     t.open.erase(t.open.begin());
+    t.cut = true;
   }
   for (const OpenRange& p : t.open) o.dup |= p.range == o.range;
   o.sig_after = ChildSignature(Signature(t), o);
@@ -114,20 +123,25 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     return;
   }
   ++a_.events;
-  SlotAdd(a_.events_per_slot, slot, 1);
+  if (slot != counted_slot_) [[unlikely]] {
+    CountEvents();
+    counted_slot_ = slot;
+  }
+  ++counted_events_;
   if (ev.ts < a_.first_ts)
     a_.first_ts = ev.ts;
   if (ev.ts > a_.last_ts)
     a_.last_ts = ev.ts;
-  ThreadRecord* thread = nullptr;
   if (ev.tid != 0) {
     // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
-    if (ev.tid != last_record_tid_ || last_record_ == nullptr) {
+    if (ev.tid != last_record_tid_ || last_record_ == nullptr) [[unlikely]] {
       last_record_ = &a_.threads[ev.tid];
       last_record_tid_ = ev.tid;
     }
-    thread = last_record_;
-    ++thread->events;
+    ++last_record_->events;
+    // Before the handlers: a thread's first name (OnIdentity) may move the records.
+    if (trace::IsCudaCall(ev.type))
+      ++last_record_->cuda_calls;
   }
   switch (ev.type) {
     case EventType::kAlloc:
@@ -137,28 +151,7 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       if (ev.tid != 0)
         ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
-    case EventType::kVmm:
-    case EventType::kCreate:
-    case EventType::kDestroy:
-      if (family_ == Family::kAll)
-        ProcessMemory(ev, slot);
-      ApiTime(ev, ev.api, slot);
-      break;
-    case EventType::kGauge:
-    case EventType::kHeap:
-    case EventType::kHeapDestroy:
-    case EventType::kHeapReset:
-    case EventType::kRegion:
-    case EventType::kRegionFree:
-      if (family_ == Family::kAll)
-        ProcessMemory(ev, slot);
-      break;
     case EventType::kApi:
-      ApiTime(ev, ev.api, slot);
-      break;
-    case EventType::kCopy:
-      SlotAdd(a_.copies, slot, 1);
-      SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
       ApiTime(ev, ev.api, slot);
       break;
     case EventType::kLaunch:
@@ -178,6 +171,40 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     case EventType::kPop:
       OnPop(ev);
       NoteBoundaryRanges(ev);
+      break;
+    default:
+      ProcessOther(ev, slot);
+      break;
+  }
+  if (ev.tid == boundary_tid_ && ev.tid != 0) {
+    timeline_.Advance(ev.ts);
+    if (!borrowed_.empty()) [[unlikely]]
+      SettleBorrowed(false);
+  }
+}
+
+void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
+  switch (ev.type) {
+    case EventType::kVmm:
+    case EventType::kCreate:
+    case EventType::kDestroy:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
+      ApiTime(ev, ev.api, slot);
+      break;
+    case EventType::kGauge:
+    case EventType::kHeap:
+    case EventType::kHeapDestroy:
+    case EventType::kHeapReset:
+    case EventType::kRegion:
+    case EventType::kRegionFree:
+      if (family_ == Family::kAll)
+        ProcessMemory(ev, slot);
+      break;
+    case EventType::kCopy:
+      SlotAdd(a_.copies, slot, 1);
+      SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
+      ApiTime(ev, ev.api, slot);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
@@ -210,13 +237,6 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       break;
     default:
       break;
-  }
-  if (thread != nullptr && trace::IsCudaCall(ev.type))
-    ++thread->cuda_calls;
-  if (ev.tid == boundary_tid_ && ev.tid != 0) {
-    timeline_.Advance(ev.ts);
-    if (!borrowed_.empty())
-      SettleBorrowed(false);
   }
 }
 
@@ -257,21 +277,31 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
     AttributeKernel(sig, b.dense, b.name, static_cast<int64_t>(b.ns));
     return;
   }
+  AttributeApi(sig, b.dense, b.name, b.ns);
+}
+
+void Aggregator::AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
   // Outermost first, as the ranges were opened (the order parts are created in).
   uint32_t chain[kMaxOpenRanges];
   size_t n = 0;
   for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
   while (n > 0) {
     const SignatureNode& node = sigs_[chain[--n]];
-    SlotAdd(a_.ranges[node.range].api_ns, node.slot, b.ns);
-    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, b.dense, b.name), node.slot, b.ns);
+    SlotAdd(a_.ranges[node.range].api_ns, node.slot, dur);
+    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, dense, name), node.slot, dur);
   }
 }
 
+void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
+                                 double dur) {
+  if (p.ns != 0)
+    AttributeApi(p.sig, p.dense, p.name, p.ns);
+  p = {sig, dense, name, 0};
+  AttributeApi(sig, dense, name, dur);  // creates the parts now, in the order of a walk per call
+}
+
 void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
-  const uint32_t i = api_index_.Get(api, &a_.api_names);
-  if (i == a_.apis.size())
-    a_.apis.emplace_back();
+  const uint32_t i = api_index_.Get(api, &a_.api_names, &a_.apis);
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
@@ -279,6 +309,15 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
   if (ev.tid == 0 || dur == 0)
     return;
   ThreadState& t = Thread(ev.tid);
+  if (iteration_tid_ != 0 || Helper(ev.tid, t)) [[unlikely]] {
+    ApiTimeOffRanges(ev, t, i, api, slot, dur);
+    return;
+  }
+  PendApiTime(t, i, api, dur);
+}
+
+void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, uint32_t api,
+                                  uint32_t slot, double dur) {
   const bool helper = Helper(ev.tid, t);
   if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
@@ -289,18 +328,20 @@ void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
     Borrow({ev.ts, dur, i, api, BorrowKind::kApi});
     return;
   }
-  if (t.open.empty())
-    return;
+  PendApiTime(t, i, api, dur);
+}
+
+void Aggregator::PendThreadApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
   for (PendingApiTime& p : t.pending_api) {
-    if (p.dense == i) {
+    if (p.dense == dense) {
       p.ns += dur;
       return;
     }
   }
   if (t.pending_api.size() >= kMaxPendingApis)
     FlushApiTime(t);
-  AddApiTime(t, i, api, dur);  // creates the parts now, in the order of a walk per call
-  t.pending_api.push_back({i, api, 0});
+  AddApiTime(t, dense, name, dur);  // creates the parts now, in the order of a walk per call
+  t.pending_api.push_back({dense, name, 0});
 }
 
 void Aggregator::AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur) {
@@ -321,9 +362,7 @@ void Aggregator::FlushApiTime(ThreadState& t) {
 }
 
 void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
-  const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names);
-  if (i == a_.syncs.size())
-    a_.syncs.emplace_back();
+  const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names, &a_.syncs);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);
@@ -479,6 +518,27 @@ void Aggregator::AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, 
   }
 }
 
+void Aggregator::PendKernelTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense,
+                                    uint32_t kernel, int64_t dur) {
+  if (p.ns != 0)
+    AttributeKernel(p.sig, p.dense, p.name, static_cast<int64_t>(p.ns));
+  p = {sig, dense, kernel, 0};
+  AttributeKernel(sig, dense, kernel, dur);  // creates the parts now, in the order of a walk
+}
+
+void Aggregator::FlushRangeTime() {
+  for (PendingRangeTime& p : pending_kernels_) {
+    if (p.ns != 0)
+      AttributeKernel(p.sig, p.dense, p.name, static_cast<int64_t>(p.ns));
+    p = {};
+  }
+  for (PendingRangeTime& p : pending_apis_) {
+    if (p.ns != 0)
+      AttributeApi(p.sig, p.dense, p.name, p.ns);
+    p = {};
+  }
+}
+
 void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur) {
   const auto r = static_cast<uint32_t>(a_.iteration_range);
   const double d = static_cast<double>(std::max<int64_t>(dur, 0));
@@ -496,7 +556,7 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
       Borrow({launch->ts, static_cast<double>(std::max<int64_t>(ev.dur, 0)), k, ev.name,
               BorrowKind::kKernel});
     } else {
-      AttributeKernel(launch->sig, k, ev.name, ev.dur);
+      PendKernelTime(launch->sig, k, ev.name, ev.dur);
     }
     if (launch->on_iteration_thread)
       AttributeIteration(launch->slot, k, ev.name, ev.dur);
@@ -567,6 +627,13 @@ void Aggregator::OnIdentity(const Event& ev) {
 }
 
 void Aggregator::Finish() {
+  CountEvents();
+  FlushRangeTime();
+  for (int64_t i = 0; i <= kShortLives; ++i) {
+    if (short_lives_[i] != 0)
+      a_.lifetime_iterations[static_cast<int>(i - 1)] += short_lives_[i];
+    short_lives_[i] = 0;
+  }
   SettleBorrowed(true);
   // Ranges still open at the end are cut by the end of the trace: not counted.
   for (auto& [tid, t] : threads_) {

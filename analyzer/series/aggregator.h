@@ -21,25 +21,24 @@ namespace cuclimb::analysis {
 // Maps string ids (dense from 1, below 2^24) to dense indexes of a table, with a plain vector.
 class DenseIndex {
  public:
-  // The dense index of id; new ids are appended to *ids.
-  uint32_t Get(uint32_t id, std::vector<uint32_t>* ids) {
-    if (id < kDirect) {
-      if (id >= direct_.size())
-        direct_.resize(std::max<size_t>(id + 1, direct_.size() * 2), -1);
-      int32_t& d = direct_[id];
-      if (d < 0) {
-        d = static_cast<int32_t>(ids->size());
-        ids->push_back(id);
-      }
-      return static_cast<uint32_t>(d);
+  // The dense index of id; a new id is appended to *ids and gets a new element of *series.
+  // Inline: every launch, kernel and API call looks its name up here, and the answer is nearly
+  // always an index that exists.
+  template <class Series>
+  uint32_t Get(uint32_t id, std::vector<uint32_t>* ids, std::vector<Series>* series) {
+    if (id < direct_.size()) [[likely]] {
+      if (const int32_t d = direct_[id]; d >= 0) [[likely]]
+        return static_cast<uint32_t>(d);
     }
-    auto [it, inserted] = other_.try_emplace(id, static_cast<uint32_t>(ids->size()));
-    if (inserted)
-      ids->push_back(id);
-    return it->second;
+    const uint32_t d = Add(id, ids);
+    if (d == series->size())
+      series->emplace_back();
+    return d;
   }
 
  private:
+  uint32_t Add(uint32_t id, std::vector<uint32_t>* ids);  // a new id, or one of 2^24 and above
+
   static constexpr uint32_t kDirect = 1u << 24;
   std::vector<int32_t> direct_;
   absl::flat_hash_map<uint32_t, uint32_t> other_;
@@ -101,11 +100,11 @@ class Aggregator {
     bool dup = false;            // nested inside an instance of the same range: not counted
     uint32_t sig_after = 0;      // signature of the open ranges up to and including this one
   };
-  // API time of calls made while the thread's open ranges stayed the same, per API, not yet
-  // added to those ranges: the first call of an API in that window walks the open ranges (which
-  // creates the parts in the order a walk per call would), later ones only add here, and the
-  // sums reach the ranges when the open ranges change (FlushApiTime). Durations are whole ns, so
-  // the sums are exact in any order: the same figures as a walk per call, for one walk per API.
+  // API time of a thread that forgot an open range (ThreadState::cut), per API, not yet added
+  // to its open ranges: the first call of an API while the open ranges stay the same walks them
+  // (creating the parts in the order a walk per call would), later ones only add here, and the
+  // sums reach the ranges when the open ranges change (FlushApiTime). Other threads pend their
+  // API time by signature (pending_apis_).
   struct PendingApiTime {
     uint32_t dense = 0, name = 0;
     double ns = 0;
@@ -114,6 +113,7 @@ class Aggregator {
   struct ThreadState {
     std::vector<OpenRange> open;
     std::vector<PendingApiTime> pending_api;
+    bool cut = false;  // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -136,7 +136,12 @@ class Aggregator {
     uint32_t kernel = 0;
   };
 
-  ThreadState& Thread(uint32_t tid);
+  ThreadState& Thread(uint32_t tid) {
+    if (tid != last_tid_ || last_thread_ == nullptr) [[unlikely]]
+      return FindThread(tid);
+    return *last_thread_;
+  }
+  ThreadState& FindThread(uint32_t tid);
   // The signature of a thread's open (range, slot) list, for attributing GPU time later.
   uint32_t Signature(const ThreadState& t) const {
     return t.open.empty() ? 0 : t.open.back().sig_after;
@@ -144,12 +149,49 @@ class Aggregator {
   uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
   void Open(ThreadState& t, OpenRange o);
   uint32_t RangeIndex(uint32_t domain, uint32_t name);
-  uint32_t KernelIndex(uint32_t name);
+  uint32_t KernelIndex(uint32_t name) {
+    return kernel_index_.Get(name, &a_.kernel_names, &a_.kernels);
+  }
   // The per-iteration part of a range for one API, sync API or kernel (dense index + string id).
   SlotVec& Part(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
-                uint32_t range, uint32_t dense, uint32_t name);
+                uint32_t range, uint32_t dense, uint32_t name) {
+    if (range < table.size()) [[likely]] {
+      if (const std::vector<int32_t>& row = table[range]; dense < row.size()) [[likely]] {
+        if (const int32_t p = row[dense]; p >= 0) [[likely]]
+          return parts[static_cast<size_t>(p)].ns;
+      }
+    }
+    return NewPart(parts, table, range, dense, name);
+  }
+  SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
+                   uint32_t range, uint32_t dense, uint32_t name);
 
+  void ProcessOther(const trace::Event& ev, uint32_t slot);  // the rarer event types
   void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  // ApiTime() on the iteration thread of a pseudo range, or on a helper.
+  void ApiTimeOffRanges(const trace::Event& ev, ThreadState& t, uint32_t i, uint32_t api,
+                        uint32_t slot, double dur);
+  // Adds dur of API `dense` to the pending API time of the thread's open ranges: by signature,
+  // which names them (pending_apis_), unless the thread forgot a range it had open
+  // (ThreadState::cut), whose signatures name more ranges than it has open.
+  void PendApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur) {
+    if (t.open.empty())
+      return;
+    if (t.cut) [[unlikely]] {
+      PendThreadApiTime(t, dense, name, dur);
+      return;
+    }
+    const uint32_t sig = Signature(t);
+    if (sig == 0)
+      return;
+    PendingRangeTime& p = pending_apis_[PendingIndex(sig, dense)];
+    if (Pendable(p, sig, dense, dur)) [[likely]] {
+      p.ns += dur;
+      return;
+    }
+    PendApiTimeMiss(p, sig, dense, name, dur);
+  }
+  void PendThreadApiTime(ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds dur of API `dense` (string id name) to every range open on the thread.
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
@@ -164,6 +206,43 @@ class Aggregator {
   void OnLaunch(const trace::Event& ev, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
+  // Time under one signature, per kernel (GPU time) or per API (API time), not yet added to the
+  // ranges: the first kernel or call of a (signature, kernel or API) pair walks the signature
+  // (creating the parts in the order a walk per event would), later ones only add here, and the
+  // sum reaches the ranges when another pair takes the entry or at Finish(). Durations are
+  // whole ns, pended only below 2^32 ns, and a sum is kept below 2^52: sums are exact in any
+  // order, the figures of a walk per event.
+  struct PendingRangeTime {
+    uint32_t sig = 0, dense = 0, name = 0;  // sig 0: empty (no range open: nothing to add)
+    double ns = 0;
+  };
+  static constexpr size_t kPendingRangeTimes = 64;  // direct-mapped by (signature, name)
+  static bool Pendable(const PendingRangeTime& p, uint32_t sig, uint32_t dense, double ns) {
+    return p.sig == sig && p.dense == dense && ns < 4294967296.0 && p.ns < 4503599627370496.0;
+  }
+  static size_t PendingIndex(uint32_t sig, uint32_t dense) {
+    return (sig * 31 + dense) & (kPendingRangeTimes - 1);
+  }
+  void PendKernelTime(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur) {
+    if (sig == 0)
+      return;
+    const double d = static_cast<double>(std::max<int64_t>(dur, 0));
+    PendingRangeTime& p = pending_kernels_[PendingIndex(sig, dense)];
+    if (Pendable(p, sig, dense, d)) [[likely]] {
+      p.ns += d;
+      return;
+    }
+    PendKernelTimeMiss(p, sig, dense, kernel, dur);
+  }
+  void PendKernelTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t kernel,
+                          int64_t dur);
+  // Adds dur of API `dense` to the ranges of signature sig.
+  void AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur);
+  void PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
+                       double dur);
+  void FlushRangeTime();
+  PendingRangeTime pending_kernels_[kPendingRangeTimes];
+  PendingRangeTime pending_apis_[kPendingRangeTimes];
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   // Helper threads' work (series/borrowed_ranges.h).
   static constexpr uint32_t kUnsettled = ~0u;
@@ -245,9 +324,21 @@ class Aggregator {
   }
   absl::flat_hash_map<uint64_t, EarlyKernel> early_kernels_;
 
-  absl::flat_hash_map<uint64_t, uint32_t> alloc_key_index_;
-  uint64_t last_alloc_key_ = ~uint64_t{0};
-  uint32_t last_alloc_index_ = 0;
+  // Frees by iterations lived (Aggregates::lifetime_iterations), counted here for lives of
+  // −1 (unknown) to kShortLives − 1 iterations, nearly all of them, and added to the map at
+  // Finish(): a std::map insertion per free cost more than the rest of the free.
+  static constexpr int64_t kShortLives = 64;
+  uint64_t short_lives_[kShortLives + 1] = {};  // [lived + 1]
+  // Events per slot, counted here while the slot stays the same (Aggregates::events_per_slot).
+  uint32_t counted_slot_ = 0;
+  uint64_t counted_events_ = 0;
+  void CountEvents() {
+    if (counted_events_ != 0)
+      SlotAdd(a_.events_per_slot, counted_slot_, static_cast<double>(counted_events_));
+    counted_events_ = 0;
+  }
+
+  AddressMap<uint32_t> alloc_key_index_;  // packed AllocKey → alloc_keys
   absl::flat_hash_map<uint64_t, uint32_t> handle_key_index_;
   absl::flat_hash_map<std::tuple<uint32_t, uint64_t, int32_t>, uint32_t> gauge_index_;
   DenseIndex kernel_index_, api_index_, sync_index_;

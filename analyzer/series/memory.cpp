@@ -104,17 +104,13 @@ uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, ui
   // kind 4 bits | class 7 bits | api 24 bits | stack 29 bits (ids are capped at 2^24).
   const uint64_t packed = (uint64_t{kind} & 0xf) << 60 | (uint64_t{cls} & 0x7f) << 53 |
                           (uint64_t{api} & 0xffffff) << 29 | (uint64_t{stack} & 0x1fffffff);
-  if (packed == last_alloc_key_)
-    return last_alloc_index_;
-  auto [it, inserted] =
-      alloc_key_index_.try_emplace(packed, static_cast<uint32_t>(a_.alloc_keys.size()));
-  if (inserted) {
-    a_.alloc_keys.push_back({kind, cls, api, stack});
-    a_.alloc_series.emplace_back();
-  }
-  last_alloc_key_ = packed;
-  last_alloc_index_ = it->second;
-  return it->second;
+  if (const auto* known = alloc_key_index_.find(packed); known != nullptr) [[likely]]
+    return known->second;
+  const auto index = static_cast<uint32_t>(a_.alloc_keys.size());
+  alloc_key_index_.try_emplace(packed, index);
+  a_.alloc_keys.push_back({kind, cls, api, stack});
+  a_.alloc_series.emplace_back();
+  return index;
 }
 
 void Aggregator::NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type) {
@@ -137,8 +133,13 @@ void Aggregator::Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime) {
     SlotAdd(s.temps, slot, 1);
     SlotAdd(s.temp_bytes, slot, size);
   }
-  if (count_lifetime)
-    ++a_.lifetime_iterations[born < 0 ? -1 : static_cast<int>(std::max<int64_t>(died - born, 0))];
+  if (count_lifetime) {
+    const int64_t lived = born < 0 ? -1 : std::max<int64_t>(died - born, 0);
+    if (lived < kShortLives) [[likely]]
+      ++short_lives_[static_cast<size_t>(lived + 1)];
+    else
+      ++a_.lifetime_iterations[static_cast<int>(std::min<int64_t>(lived, INT32_MAX))];
+  }
   const uint8_t kind = a_.alloc_keys[live.key].kind;
   if (kind != kVmmMappingKind) {
     a_.live_bytes = util::SaturatingSub(a_.live_bytes, util::SaturatingInt64(live.size));
@@ -203,8 +204,8 @@ void Aggregator::OnFree(const Event& ev, uint32_t slot) {
   }
   if (ev.tid != 0)
     NoteCallback(ev.corr);
-  auto it = a_.live_allocs.find(ev.addr);
-  if (it == a_.live_allocs.end()) {
+  auto* it = a_.live_allocs.find(ev.addr);
+  if (it == nullptr) {
     ++a_.unmatched_frees;  // allocated before recording started, or its record was dropped
     return;
   }
@@ -252,7 +253,7 @@ void Aggregator::OnVmm(const Event& ev, uint32_t slot) {
       break;
     }
     case format::VmmOp::kUnmap:
-      if (auto it = a_.live_maps.find(ev.addr); it != a_.live_maps.end()) {
+      if (auto* it = a_.live_maps.find(ev.addr); it != nullptr) {
         Retire(it->second, slot, true);
         NoteFree(ev.addr, it->second, slot);
         a_.live_maps.erase(it);

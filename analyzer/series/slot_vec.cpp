@@ -16,7 +16,7 @@ SlotVec::SlotVec(SlotVec&& other) noexcept
     : pages_(std::move(other.pages_)),
       hot_(other.hot_),
       hot_first_(other.hot_first_),
-      hot_span_(other.hot_span_) {
+      hot_capacity_(other.hot_capacity_) {
   other.pages_.clear();
   other.Cool();
 }
@@ -26,7 +26,7 @@ SlotVec& SlotVec::operator=(SlotVec&& other) noexcept {
     pages_ = std::move(other.pages_);
     hot_ = other.hot_;
     hot_first_ = other.hot_first_;
-    hot_span_ = other.hot_span_;
+    hot_capacity_ = other.hot_capacity_;
     other.pages_.clear();
     other.Cool();
   }

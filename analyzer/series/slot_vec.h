@@ -14,6 +14,7 @@
 // Values stay doubles, so sums and their order are those of the dense vector it replaces.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -79,11 +80,13 @@ class SlotVec {
   }
   static uint32_t Offset(uint32_t slot) { return (slot >> 1) & (kPageSlots - 1); }
   // The aggregator writes one series mostly in the current iteration's slot: the page last
-  // written (hot_) answers that with a subtraction and a compare, the table otherwise.
+  // written (hot_) answers that with a subtraction, a rotation and a compare, the table
+  // otherwise. The slots of the hot page are hot_first_ + 2i: rotating the distance right by one
+  // halves an even one and makes an odd one (a slot of the other parity) at least 2^31.
   double* Cell(uint32_t slot) {
-    const uint32_t d = slot - hot_first_;  // slots of the hot page: hot_first_ + 2i
-    if (d < hot_span_ && (d & 1) == 0) [[likely]]
-      return hot_ + (d >> 1);
+    const uint32_t i = std::rotr(slot - hot_first_, 1);
+    if (i < hot_capacity_) [[likely]]
+      return hot_ + i;
     return TableCell(slot);
   }
   double* TableCell(uint32_t slot) {
@@ -100,14 +103,14 @@ class SlotVec {
   void Heat(uint32_t slot, const Page& p) {
     hot_ = p.values.get();
     hot_first_ = (slot >> (kPageBits + 1) << (kPageBits + 1)) | (slot & 1);
-    hot_span_ = 2 * p.capacity;
+    hot_capacity_ = p.capacity;
   }
-  void Cool() { hot_ = nullptr, hot_first_ = 0, hot_span_ = 0; }
+  void Cool() { hot_ = nullptr, hot_first_ = 0, hot_capacity_ = 0; }
   double* NewCell(uint32_t slot);  // allocates or grows the slot's page (and the table)
 
   std::vector<Page> pages_;
   double* hot_ = nullptr;  // values of the page last written (pages_ owns them)
-  uint32_t hot_first_ = 0, hot_span_ = 0;
+  uint32_t hot_first_ = 0, hot_capacity_ = 0;
 };
 
 template <class F>

@@ -2,6 +2,9 @@
 // The streaming model's edge cases, end to end on hand-built traces: handle identity, NVTX heaps
 // and regions, VMM, correlation of GPU records (early, late, graphs), ranges across threads and
 // nested in themselves, out-of-order threads.
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "../analysis/scenario_util.h"
@@ -153,6 +156,64 @@ TEST(Model, GpuRecordsBeforeAfterAndFromGraphs) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// GPU and API time are summed per (signature, kernel or API) in a table of 64 entries before
+// they reach the ranges: more pairs than entries (evictions), ranges that change between the
+// launch and its late GPU record, jittered durations and a kernel longer than 2^32 ns (added
+// directly) must all give the sums of a walk per event.
+TEST(Model, RangeTimeSumsSurviveManyKernelsAndApis) {
+  TraceBuilder b;
+  uint64_t corr = 0;
+  constexpr int kKernels = 150, kApis = 90;
+  std::vector<double> step_gpu(kIterations, 0), step_api(kIterations, 0);
+  std::vector<double> huge_gpu(kIterations, 0);
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 100000000LL * (i + 1);
+    b.Push(t, "it");
+    b.Push(t + 10, "step");
+    struct Late {
+      uint64_t corr;
+      int64_t dur;
+      std::string name;
+    };
+    std::vector<Late> late;  // this step's kernels
+    int64_t ts = t + 100;
+    for (int k = 0; k < kKernels; ++k) {
+      const std::string name = "k" + std::to_string(k);
+      const int64_t launch_dur = 3 + (k * 7 + i) % 11;
+      b.Launch(ts, launch_dur, name, ++corr);
+      step_api[i] += static_cast<double>(launch_dur);
+      const int64_t dur = 1000 + (k * 37 + i * 11) % 997;
+      late.push_back({corr, dur, name});
+      step_gpu[i] += static_cast<double>(dur);
+      const int64_t api_dur = 20 + (k * 13 + i * 5) % 31;
+      b.Api(ts + 40, api_dur, "api" + std::to_string(k % kApis));
+      step_api[i] += static_cast<double>(api_dur);
+      ts += 100;
+    }
+    b.Launch(ts, 5, "huge", ++corr);
+    step_api[i] += 5;
+    const int64_t huge = 5000000000LL + i;  // above 2^32 ns
+    late.push_back({corr, huge, "huge"});
+    b.Pop(ts + 100);
+    b.Pop(ts + 200);
+    // The GPU records come after the ranges closed, as CUPTI's buffers deliver them.
+    int64_t gts = ts + 300;
+    for (const Late& k : late) {
+      b.Kernel(gts, k.dur, k.name, k.corr);
+      gts += 10;
+    }
+    huge_gpu[i] = static_cast<double>(huge);
+  }
+  const analysis::Report r = AnalyzeBuilt(b);
+  const auto* step = FindRange(r, "step");
+  ASSERT_NE(step, nullptr);
+  ASSERT_EQ(step->decomposition.gpu.ms.size(), static_cast<size_t>(kIterations));
+  for (int i = 0; i < kIterations; ++i) {
+    EXPECT_DOUBLE_EQ(step->decomposition.gpu.ms[i], (step_gpu[i] + huge_gpu[i]) * 1e-6) << i;
+    EXPECT_DOUBLE_EQ(step->decomposition.api.ms[i], step_api[i] * 1e-6) << i;
+  }
 }
 
 TEST(Model, RangesAcrossThreadsAndNestedInThemselves) {
