@@ -42,10 +42,12 @@ class BatchPool {
   void Release(EventBatch* batch);
   size_t allocated() const { return owned_.size(); }
 
+  static constexpr size_t kBatches = 40;  // ≈ 5 MiB: two queues of 16 and the reader's
+
  private:
   std::mutex mutex_;
   std::vector<std::unique_ptr<EventBatch>> owned_;
-  std::vector<EventBatch*> free_;
+  std::deque<EventBatch*> free_;  // released, oldest first
 };
 
 class AggregationThread {
@@ -69,6 +71,7 @@ class AggregationThread {
   void Finish();
 
   static constexpr size_t kQueuedBatches = 16;  // ≈ 2 MiB: absorbs the consumer's wake-up delays
+  static constexpr size_t kWakeBatches = 4;     // what wakes a consumer that ran dry
 
  private:
   void Run();
@@ -82,6 +85,9 @@ class AggregationThread {
   std::condition_variable changed_;  // a batch queued, processed, or closing_ set
   std::deque<EventBatch*> full_;     // queued, oldest first
   bool busy_ = false;                // the aggregation thread holds a batch
+  bool producer_waiting_ = false;    // Add() waits for the queue to be half empty
+  bool consumer_waiting_ = false;    // Run() waits for kWakeBatches
+  bool sync_waiting_ = false;        // Sync() waits for everything to be processed
   bool closing_ = false;
   std::thread thread_;
 };
