@@ -12,10 +12,8 @@
 #include "analysis/analyze.h"
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
@@ -26,6 +24,7 @@
 #include "series/aggregator.h"
 #include "util/args.h"
 #include "util/cli.h"
+#include "util/parallel_for.h"
 #include "util/status_macros.h"
 
 namespace cuclimb::analysis {
@@ -189,18 +188,10 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
       options.footprint(index, f);
     };
   }
-  std::atomic<int> next{0};
-  auto work = [&]() {
-    for (int i = next++; i < count; i = next++) {
-      const size_t k = static_cast<size_t>(i);
-      (*ranks)[k].emplace(
-          AnalyzeOne(factories[k], names[k], i, count, helpers, shared, classifier));
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < workers; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  util::ParallelFor(factories.size(), workers, [&](size_t k) {
+    (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count, helpers,
+                                   shared, classifier));
+  });
 }
 
 absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& factories,
