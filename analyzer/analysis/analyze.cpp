@@ -158,6 +158,7 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   in.path = name;
   in.index = index;
   in.repassed = repassed;
+  in.jobs = helpers + 1;
   return Assemble(in);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +13,7 @@
 #include "analysis/detection.h"
 #include "interposer/format/trace_format.h"
 #include "trace/reader.h"
+#include "util/parallel_for.h"
 #include "util/saturating.h"
 
 namespace cuclimb::analysis {
@@ -178,7 +180,7 @@ void IterationsOf(Context& ctx, RankReport* r) {
   }
 }
 
-Component MakeComponent(Context& ctx, std::string name, Series ms, int64_t warmup) {
+Component MakeComponent(const Context& ctx, std::string name, Series ms, int64_t warmup) {
   Component c;
   c.name = std::move(name);
   c.ms = std::move(ms);
@@ -251,75 +253,86 @@ std::string WhereTimeGoes(const RangeReport& r) {
   return out;
 }
 
-void Ranges(Context& ctx, RankReport* report) {
+// The report of range ri, or nothing when it is not reported (too rare, or no iterations).
+std::optional<RangeReport> RangeOf(const Context& ctx, uint32_t ri,
+                                   const std::vector<IterationSpan>& spans) {
   const Aggregates& a = ctx.a;
   const int64_t n = ctx.fold.count();
   const SegmentChoice& choice = *ctx.in.choice;
-  for (uint32_t ri = 0; ri < a.ranges.size(); ++ri) {
-    const RangeSeries& rs = a.ranges[ri];
-    RangeReport r;
-    const bool pseudo = static_cast<int32_t>(ri) == a.iteration_range;
-    if (pseudo) {
-      // Iterations from marks or the launch period: the iteration's own span is the "range".
-      r.name = "(iteration)";
-      r.tid = choice.tid;
-      r.count.assign(static_cast<size_t>(n), 1.0);
-      for (const IterationSpan& s : report->iterations.spans) {
-        r.total_ms.push_back(static_cast<double>(s.end_ns - s.start_ns) * 1e-6);
+  const RangeSeries& rs = a.ranges[ri];
+  RangeReport r;
+  const bool pseudo = static_cast<int32_t>(ri) == a.iteration_range;
+  if (pseudo) {
+    // Iterations from marks or the launch period: the iteration's own span is the "range".
+    r.name = "(iteration)";
+    r.tid = choice.tid;
+    r.count.assign(static_cast<size_t>(n), 1.0);
+    for (const IterationSpan& s : spans) {
+      r.total_ms.push_back(static_cast<double>(s.end_ns - s.start_ns) * 1e-6);
+    }
+    r.total_ms.resize(static_cast<size_t>(n), 0.0);
+    if (n == 0)
+      return std::nullopt;
+  } else {
+    r.count = ctx.fold.Sum(rs.count);
+    int64_t present = 0;
+    for (double c : r.count) present += c > 0;
+    const bool boundary = choice.source == IterationSource::kRange && rs.name == choice.name &&
+                          rs.domain == choice.domain;
+    if (n == 0 || present == 0 || (!boundary && 2 * present < n))
+      return std::nullopt;
+    r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name))
+                            : ctx.Str(rs.name);
+    uint64_t most = 0;
+    for (const auto& [tid, cnt] : rs.instances_by_tid) {
+      if (cnt > most || (cnt == most && tid < r.tid)) {
+        most = cnt;
+        r.tid = tid;
       }
-      r.total_ms.resize(static_cast<size_t>(n), 0.0);
-      if (n == 0)
-        continue;
-    } else {
-      r.count = ctx.fold.Sum(rs.count);
-      int64_t present = 0;
-      for (double c : r.count) present += c > 0;
-      const bool boundary = choice.source == IterationSource::kRange && rs.name == choice.name &&
-                            rs.domain == choice.domain;
-      if (n == 0 || present == 0 || (!boundary && 2 * present < n))
-        continue;
-      r.name = rs.domain != 0 ? absl::StrCat(ctx.Str(rs.domain), "::", ctx.Str(rs.name))
-                              : ctx.Str(rs.name);
-      uint64_t most = 0;
-      for (const auto& [tid, cnt] : rs.instances_by_tid) {
-        if (cnt > most || (cnt == most && tid < r.tid)) {
-          most = cnt;
-          r.tid = tid;
-        }
-      }
-      r.total_ms = Scale(ctx.fold.Sum(rs.total_ns), 1e-6);
     }
-    r.trend = ctx.TrendOf(r.total_ms, 0);
-    r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
-    const int64_t w = r.trend.warmup;
-    r.climb_start_iteration = r.climbing ? GrowthOnset(r.total_ms, w) : w;
-    Decomposition& d = r.decomposition;
-    const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6),
-                 sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
-    d.wall = MakeComponent(ctx, "wall", r.total_ms, w);
-    d.api = MakeComponent(ctx, "api", api, w);
-    d.sync = MakeComponent(ctx, "sync", sync, w);
-    d.host = MakeComponent(ctx, "host", Remainder(r.total_ms, api, sync), w);
-    d.gpu = MakeComponent(ctx, "gpu", Scale(ctx.fold.Sum(rs.gpu_ns), 1e-6), w);
-    for (const Aggregates::Part& p : a.range_apis) {
-      if (p.range == ri)
-        d.by_api.push_back(
-            MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
-    }
-    for (const Aggregates::Part& p : a.range_syncs) {
-      if (p.range == ri)
-        d.by_sync.push_back(
-            MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
-    }
-    for (const Aggregates::Part& p : a.range_kernels) {
-      if (p.range == ri)
-        d.by_kernel.push_back(
-            MakeComponent(ctx, ctx.KernelName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
-    }
-    SortParts(&d.by_api, 24);
-    SortParts(&d.by_sync, 12);
-    SortParts(&d.by_kernel, 24);
-    report->ranges.push_back(std::move(r));
+    r.total_ms = Scale(ctx.fold.Sum(rs.total_ns), 1e-6);
+  }
+  r.trend = ctx.TrendOf(r.total_ms, 0);
+  r.climbing = r.trend.tested && r.trend.rising && r.trend.change_pct >= ctx.th.min_climb_pct;
+  const int64_t w = r.trend.warmup;
+  r.climb_start_iteration = r.climbing ? GrowthOnset(r.total_ms, w) : w;
+  Decomposition& d = r.decomposition;
+  const Series api = Scale(ctx.fold.Sum(rs.api_ns), 1e-6),
+               sync = Scale(ctx.fold.Sum(rs.sync_ns), 1e-6);
+  d.wall = MakeComponent(ctx, "wall", r.total_ms, w);
+  d.api = MakeComponent(ctx, "api", api, w);
+  d.sync = MakeComponent(ctx, "sync", sync, w);
+  d.host = MakeComponent(ctx, "host", Remainder(r.total_ms, api, sync), w);
+  d.gpu = MakeComponent(ctx, "gpu", Scale(ctx.fold.Sum(rs.gpu_ns), 1e-6), w);
+  for (const Aggregates::Part& p : a.range_apis) {
+    if (p.range == ri)
+      d.by_api.push_back(
+          MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+  }
+  for (const Aggregates::Part& p : a.range_syncs) {
+    if (p.range == ri)
+      d.by_sync.push_back(
+          MakeComponent(ctx, ctx.ApiName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+  }
+  for (const Aggregates::Part& p : a.range_kernels) {
+    if (p.range == ri)
+      d.by_kernel.push_back(
+          MakeComponent(ctx, ctx.KernelName(p.name), Scale(ctx.fold.Sum(p.ns), 1e-6), w));
+  }
+  SortParts(&d.by_api, 24);
+  SortParts(&d.by_sync, 12);
+  SortParts(&d.by_kernel, 24);
+  return r;
+}
+
+void Ranges(Context& ctx, RankReport* report) {
+  std::vector<std::optional<RangeReport>> ranges(ctx.a.ranges.size());
+  util::ParallelFor(ranges.size(), ctx.in.jobs, [&](size_t ri) {
+    ranges[ri] = RangeOf(ctx, static_cast<uint32_t>(ri), report->iterations.spans);
+  });
+  for (std::optional<RangeReport>& r : ranges) {
+    if (r.has_value())
+      report->ranges.push_back(*std::move(r));
   }
   std::sort(report->ranges.begin(), report->ranges.end(),
             [](const RangeReport& x, const RangeReport& y) {
@@ -372,7 +385,8 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
         ranked.size(), kMaxKernelRows));
     ranked.resize(kMaxKernelRows);
   }
-  for (auto& [row, k] : ranked) {
+  util::ParallelFor(ranked.size(), ctx.in.jobs, [&](size_t i) {
+    auto& [row, k] = ranked[i];
     const KernelSeries& ks = a.kernels[k];
     double pro = 0, epi = 0, pro2 = 0, epi2 = 0;
     row.launches_per_iter = ctx.fold.Sum(ks.launches, &pro, &epi);
@@ -381,10 +395,10 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
     row.gpu_ms_per_iter = Scale(gpu_ns, 1e-6);
     row.mean_us.assign(gpu_ns.size(), 0.0);
     double last = -1;
-    for (size_t i = 0; i < gpu_ns.size(); ++i) {
-      if (execs[i] > 0)
-        last = gpu_ns[i] / execs[i] / 1000.0;
-      row.mean_us[i] = last;
+    for (size_t j = 0; j < gpu_ns.size(); ++j) {
+      if (execs[j] > 0)
+        last = gpu_ns[j] / execs[j] / 1000.0;
+      row.mean_us[j] = last;
     }
     double first_known = 0;
     for (double v : row.mean_us) {
@@ -402,11 +416,13 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
       row.slowing =
           row.duration_trend.rising && row.duration_trend.change_pct >= ctx.th.min_climb_pct;
     }
-    report->kernels.push_back(std::move(row));
-  }
+  });
+  for (auto& ranked_row : ranked) report->kernels.push_back(std::move(ranked_row.first));
   auto add_api = [&](const std::vector<uint32_t>& names, const std::vector<ApiSeries>& series) {
-    for (size_t i = 0; i < series.size(); ++i) {
-      ApiRow row;
+    const size_t from = report->apis.size();
+    report->apis.resize(from + series.size());
+    util::ParallelFor(series.size(), ctx.in.jobs, [&](size_t i) {
+      ApiRow& row = report->apis[from + i];
       row.name = ctx.ApiName(names[i]);
       double calls = 0;
       series[i].calls.ForEach([&](uint32_t, double v) { calls += v; });
@@ -415,8 +431,7 @@ void KernelsAndApis(Context& ctx, RankReport* report) {
       row.calls_per_iter = ctx.fold.Sum(series[i].calls);
       row.ms_per_iter = Scale(ctx.fold.Sum(series[i].ns), 1e-6);
       row.trend = ctx.TrendOf(row.ms_per_iter, 0);
-      report->apis.push_back(std::move(row));
-    }
+    });
   };
   add_api(a.api_names, a.apis);
   add_api(a.sync_names, a.syncs);
@@ -485,9 +500,12 @@ void OtherState(Context& ctx, RankReport* report) {
 
 RankReport Assemble(const AssemblyInput& in) {
   const Boundaries& b = *in.boundaries;
+  // Every series' slots are below those of the events counted per slot: map them up front.
   Context ctx{in, *in.aggregates,
-              Folder(b.count(), [&b](uint32_t s) { return b.IterationOfSlot(s); }), *in.symbolizer,
-              in.options->thresholds};
+              Folder(
+                  b.count(), [&b](uint32_t s) { return b.IterationOfSlot(s); },
+                  in.aggregates->events_per_slot.size()),
+              *in.symbolizer, in.options->thresholds};
   RankReport report;
   report.index = in.index;
   Identity(ctx, &report);

@@ -26,6 +26,9 @@ struct AssemblyInput {
   std::string path;
   int index = 0;
   bool repassed = false;
+  // Threads the assembly may use for its loops over ranges, kernels, APIs and candidates (each
+  // item's result goes to its own place, so the report is the same for any number).
+  int jobs = 1;
 };
 
 RankReport Assemble(const AssemblyInput& in);

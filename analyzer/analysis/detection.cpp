@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/candidates.h"
 #include "analysis/ranking.h"
 #include "detect/accumulators.h"
+#include "util/parallel_for.h"
 
 namespace cuclimb::analysis::internal {
 namespace {
@@ -19,7 +21,7 @@ constexpr size_t kExamples = 5;
 // The accepted accumulator of a candidate, or nothing: trend over the warm-up window, acceptance,
 // then the onset and the rate from it (a leak that begins at iteration 300 leaks at its own rate,
 // not at the average over the run).
-std::optional<Accumulator> Accept(Context& ctx, Candidate& c) {
+std::optional<Accumulator> Accept(const Context& ctx, Candidate& c) {
   const AccumulatorKindInfo& info = Info(c.kind);
   Accumulator acc;
   acc.trend = ctx.TrendOf(c.values, info.resolution);
@@ -187,9 +189,12 @@ void DetectAccumulators(Context& ctx, RankReport* report) {
   PoolCandidates(ctx, report, &candidates);
   LeafSampleSeries(ctx, report);
   HostFunctionCandidates(ctx, report, &candidates);
+  std::vector<std::optional<Accumulator>> tried(candidates.size());
+  util::ParallelFor(candidates.size(), ctx.in.jobs,
+                    [&](size_t i) { tried[i] = Accept(ctx, candidates[i]); });
   std::vector<Accumulator> accepted;
-  for (Candidate& c : candidates) {
-    if (auto acc = Accept(ctx, c))
+  for (std::optional<Accumulator>& acc : tried) {
+    if (acc.has_value())
       accepted.push_back(*std::move(acc));
   }
   Attribute(ctx.th, &accepted, report);

@@ -7,26 +7,19 @@
 
 namespace cuclimb::analysis {
 
-Folder::Folder(int64_t count, std::function<int64_t(uint32_t)> iteration_of_slot)
-    : count_(count), of_slot_(std::move(iteration_of_slot)) {}
-
-void Folder::Ensure(size_t slots) const {
-  while (map_.size() < slots) map_.push_back(of_slot_(static_cast<uint32_t>(map_.size())));
-}
-
-int64_t Folder::IterationOf(uint32_t slot) const {
-  Ensure(slot + 1);
-  return map_[slot];
+Folder::Folder(int64_t count, std::function<int64_t(uint32_t)> iteration_of_slot, size_t slots)
+    : count_(count), of_slot_(std::move(iteration_of_slot)) {
+  map_.resize(slots);
+  for (size_t s = 0; s < slots; ++s) map_[s] = of_slot_(static_cast<uint32_t>(s));
 }
 
 Series Folder::Sum(const SlotVec& v, double* pro, double* epi) const {
-  Ensure(v.size());
   Series out(static_cast<size_t>(count_), 0.0);
   double p = 0, e = 0;
   // Slot order, as a dense array's; the slots ForEach skips are zeros, and adding +0 changes no
   // sum here (none is −0: every sum starts at +0).
   v.ForEach([&](uint32_t s, double x) {
-    const int64_t i = map_[s];
+    const int64_t i = IterationOf(s);
     if (i >= 0)
       out[static_cast<size_t>(i)] += x;
     else if (i == -1)
@@ -42,10 +35,9 @@ Series Folder::Sum(const SlotVec& v, double* pro, double* epi) const {
 }
 
 Series Folder::Max(const SlotVec& v) const {
-  Ensure(v.size());
   Series out(static_cast<size_t>(count_), 0.0);
   v.ForEach([&](uint32_t s, double x) {  // skipped slots are zeros: no maximum changes
-    const int64_t i = map_[s];
+    const int64_t i = IterationOf(s);
     if (i >= 0)
       out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], x);
   });
@@ -64,7 +56,6 @@ Series Folder::Level(const SlotVec& adds, const SlotVec& subs) const {
 }
 
 Series Folder::Gauge(const GaugeSeries& g) const {
-  Ensure(g.ts.size());
   Series out(static_cast<size_t>(count_), 0.0);
   std::vector<int64_t> ts(static_cast<size_t>(count_), std::numeric_limits<int64_t>::min());
   double prologue = 0;
@@ -73,7 +64,7 @@ Series Folder::Gauge(const GaugeSeries& g) const {
   for (size_t s = 0; s < g.ts.size(); ++s) {
     if (g.ts[s] == std::numeric_limits<int64_t>::min())
       continue;
-    const int64_t i = map_[s];
+    const int64_t i = IterationOf(static_cast<uint32_t>(s));
     if (i >= 0 && g.ts[s] >= ts[static_cast<size_t>(i)]) {
       ts[static_cast<size_t>(i)] = g.ts[s];
       out[static_cast<size_t>(i)] = g.value[s];

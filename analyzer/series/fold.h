@@ -11,13 +11,19 @@
 
 namespace cuclimb::analysis {
 
+// Immutable once built, so that several threads may fold with one Folder (assembly runs its
+// loops over ranges, kernels and candidates on threads).
 class Folder {
  public:
   // iteration_of_slot: −1 prologue, −2 epilogue, else the iteration (Boundaries::IterationOfSlot).
-  Folder(int64_t count, std::function<int64_t(uint32_t)> iteration_of_slot);
+  // slots: how many slots to map up front (all the series use, ideally); later slots ask
+  // iteration_of_slot each time.
+  Folder(int64_t count, std::function<int64_t(uint32_t)> iteration_of_slot, size_t slots = 0);
 
   int64_t count() const { return count_; }
-  int64_t IterationOf(uint32_t slot) const;
+  int64_t IterationOf(uint32_t slot) const {
+    return slot < map_.size() ? map_[slot] : of_slot_(slot);
+  }
 
   // Sum of each iteration's slots; the prologue's and epilogue's sums go to *pro / *epi.
   Series Sum(const SlotVec& v, double* pro = nullptr, double* epi = nullptr) const;
@@ -30,10 +36,9 @@ class Folder {
   Series Gauge(const GaugeSeries& g) const;
 
  private:
-  void Ensure(size_t slots) const;
   int64_t count_;
   std::function<int64_t(uint32_t)> of_slot_;
-  mutable std::vector<int64_t> map_;
+  std::vector<int64_t> map_;  // [slot]: IterationOf(slot)
 };
 
 // a − b − c elementwise, floored at 0.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own and decompressing
-// chunks ahead change nothing in the report, byte for byte: not with several ranks, one rank,
+// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own, decompressing
+// chunks ahead and assembling one rank's ranges, kernels, APIs and candidates on threads change
+// nothing in the report, byte for byte: not with several ranks, one rank,
 // more threads than ranks, a damaged rank, a rank that needs a second pass, the old row layout,
 // names and stacks that the trace defines all along while the aggregation thread reads them, nor
 // the allocation family aggregated on a thread of its own.

@@ -13,13 +13,15 @@ constexpr int64_t kNoSample = std::numeric_limits<int64_t>::min();
 
 // Three iterations: slot 0 the prologue, slots 1..6 the iterations and their gaps, slot 7 on
 // the epilogue.
-Folder ThreeIterations() {
-  return Folder(3, [](uint32_t slot) -> int64_t {
-    if (slot == 0)
-      return -1;
-    const int64_t i = (static_cast<int64_t>(slot) - 1) / 2;
-    return i < 3 ? i : -2;
-  });
+int64_t ThreeIterationsOf(uint32_t slot) {
+  if (slot == 0)
+    return -1;
+  const int64_t i = (static_cast<int64_t>(slot) - 1) / 2;
+  return i < 3 ? i : -2;
+}
+
+Folder ThreeIterations(size_t mapped = 0) {
+  return Folder(3, ThreeIterationsOf, mapped);
 }
 
 GaugeSeries Samples(std::initializer_list<std::pair<uint32_t, double>> samples) {
@@ -49,6 +51,22 @@ TEST(Fold, GaugeSampledOnlyInTheEpilogueStaysUnsampled) {
   const Series s = ThreeIterations().Gauge(Samples({{7, 1e9}}));
   EXPECT_EQ(s, (Series{0, 0, 0}));
   EXPECT_EQ(ThreeIterations().Gauge(Samples({})), (Series{0, 0, 0}));
+}
+
+// Slots mapped up front and slots asked for as they come fold the same: a series may reach past
+// what the assembly mapped.
+TEST(Fold, SlotsMappedUpFrontOrNot) {
+  const SlotVec v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // past the epilogue slot 7 too
+  for (size_t mapped : {0, 1, 4, 8, 10, 64}) {
+    const Folder f = ThreeIterations(mapped);
+    double pro = 0, epi = 0;
+    EXPECT_EQ(f.Sum(v, &pro, &epi), (Series{5, 9, 13})) << mapped;
+    EXPECT_EQ(pro, 1);
+    EXPECT_EQ(epi, 8 + 9 + 10);
+    EXPECT_EQ(f.Max(v), (Series{3, 5, 7})) << mapped;
+    for (uint32_t slot = 0; slot < 12; ++slot)
+      EXPECT_EQ(f.IterationOf(slot), ThreeIterationsOf(slot)) << slot;
+  }
 }
 
 TEST(Fold, ZeroIterations) {
