@@ -167,7 +167,10 @@ std::unique_ptr<BinaryReader::Slot> BinaryReader::NextSlot() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   Slot* front = inflight_.front().get();
-  work_done_.wait(lock, [front] { return front->unpacked; });
+  while (!front->unpacked) {
+    if (!HelpUnpack(lock))
+      work_done_.wait(lock, [front] { return front->unpacked; });
+  }
   std::unique_ptr<Slot> slot = std::move(inflight_.front());
   inflight_.pop_front();
   return slot;

@@ -47,21 +47,37 @@ void BinaryReader::Work() {
     work_ready_.wait(lock, [&] { return quit_ || (slot = FindWork()) != nullptr; });
     if (quit_)
       return;
-    if (slot->unpacking) {
+    if (slot->unpacking)
       DecodeAhead(slot, lock);
-      continue;
-    }
-    slot->unpacking = true;
-    lock.unlock();
-    format::UnpackedChunk* chunk = slot->data;
-    const bool ok = unpacker.Unpack(chunk);
-    const bool ahead = ok && IsColumnChunk(*chunk) && chunk->events > 0;
-    lock.lock();
-    slot->ok = ok;
-    slot->ahead = ahead;
-    slot->unpacked = true;
-    work_done_.notify_all();
+    else
+      Unpack(slot, &unpacker, lock);
   }
+}
+
+void BinaryReader::Unpack(Slot* slot, format::Unpacker* unpacker,
+                          std::unique_lock<std::mutex>& lock) {
+  slot->unpacking = true;
+  lock.unlock();
+  format::UnpackedChunk* chunk = slot->data;
+  const bool ok = unpacker->Unpack(chunk);
+  const bool ahead = ok && IsColumnChunk(*chunk) && chunk->events > 0;
+  lock.lock();
+  slot->ok = ok;
+  slot->ahead = ahead;
+  slot->unpacked = true;
+  work_done_.notify_all();
+}
+
+bool BinaryReader::HelpUnpack(std::unique_lock<std::mutex>& lock) {
+  for (Slot* slot : working_) {
+    if (!slot->unpacking) {
+      Unpack(slot, &unpacker_, lock);
+      if (slot->ahead)
+        work_ready_.notify_one();  // a worker may decode it now
+      return true;
+    }
+  }
+  return false;
 }
 
 BinaryReader::Slot* BinaryReader::FindWork(const Slot* before) {
@@ -142,7 +158,9 @@ EventBatch* BinaryReader::NextAhead() {
   bool failed = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (slot->ready.empty() && !slot->decoded) {
+    while (slot->ready.empty() && !slot->decoded) {
+      if (HelpUnpack(lock))
+        continue;
       slot->reader_waiting = true;
       work_done_.wait(lock, [slot] { return !slot->ready.empty() || slot->decoded; });
       slot->reader_waiting = false;
