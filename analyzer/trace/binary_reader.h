@@ -38,7 +38,7 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   // to be taken (≈ 1 MiB: taken while still in the cache); it resumes at half.
   static constexpr size_t kReadyBatches = 8;
   // Batches that wake a reading thread waiting for a chunk's next batch.
-  static constexpr size_t kWakeBatches = 2;
+  static constexpr size_t kWakeBatches = 4;
 
  private:
   // A chunk read from the file, or where and why reading ends. The fields after `message` are
