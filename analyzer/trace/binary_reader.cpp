@@ -168,7 +168,7 @@ std::unique_ptr<BinaryReader::Slot> BinaryReader::NextSlot() {
   std::unique_lock<std::mutex> lock(mutex_);
   Slot* front = inflight_.front().get();
   while (!front->unpacked) {
-    if (!HelpUnpack(lock))
+    if (!Help(lock))
       work_done_.wait(lock, [front] { return front->unpacked; });
   }
   std::unique_ptr<Slot> slot = std::move(inflight_.front());

@@ -82,10 +82,11 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   Slot* FindWork(const Slot* before = nullptr);
   // Checks and decompresses `slot`'s chunk (under `lock`, released meanwhile).
   void Unpack(Slot* slot, format::Unpacker* unpacker, std::unique_lock<std::mutex>& lock);
-  // The reading thread, instead of waiting for the workers: unpacks the first chunk no worker
-  // has taken, if any (under `lock`). With few workers, unpacking and decoding ahead take them
-  // longer than the reading takes the reading thread; this shares the unpacking.
-  bool HelpUnpack(std::unique_lock<std::mutex>& lock);
+  // The reading thread, instead of waiting for the workers: does the work a worker would take
+  // next (FindWork: unpacking a chunk, or decoding batches of one ahead), if any (under `lock`).
+  // With few workers, unpacking and decoding ahead take them longer than the reading takes the
+  // reading thread; this shares them out.
+  bool Help(std::unique_lock<std::mutex>& lock);
   // Decodes batches of `slot` until it has kReadyBatches ready, or to its end (under `lock`).
   void DecodeAhead(Slot* slot, std::unique_lock<std::mutex>& lock);
   // The next batch decoded ahead of the current chunk (ahead_), checked against the tables; null

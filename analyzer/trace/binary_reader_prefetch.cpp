@@ -14,7 +14,9 @@
 // Work goes in file order: a worker takes the first slot that has work (unpacking, or decoding
 // batches), so the chunk being read comes first. A chunk's decoding stops at kReadyBatches ready
 // batches and resumes at half, so memory stays bounded and batches are taken while in the cache;
-// meanwhile the worker unpacks and begins the chunks after it.
+// meanwhile the worker unpacks and begins the chunks after it. Where the reading thread would
+// wait for the workers, it takes such work itself (Help): with one worker, unpacking and decoding
+// take it longer than the reading takes the reading thread.
 #include <algorithm>
 #include <utility>
 
@@ -68,16 +70,18 @@ void BinaryReader::Unpack(Slot* slot, format::Unpacker* unpacker,
   work_done_.notify_all();
 }
 
-bool BinaryReader::HelpUnpack(std::unique_lock<std::mutex>& lock) {
-  for (Slot* slot : working_) {
-    if (!slot->unpacking) {
-      Unpack(slot, &unpacker_, lock);
-      if (slot->ahead)
-        work_ready_.notify_one();  // a worker may decode it now
-      return true;
-    }
+bool BinaryReader::Help(std::unique_lock<std::mutex>& lock) {
+  Slot* slot = FindWork();
+  if (slot == nullptr)
+    return false;
+  if (slot->unpacking) {
+    DecodeAhead(slot, lock);
+  } else {
+    Unpack(slot, &unpacker_, lock);
+    if (slot->ahead)
+      work_ready_.notify_one();  // a worker may decode it now
   }
-  return false;
+  return true;
 }
 
 BinaryReader::Slot* BinaryReader::FindWork(const Slot* before) {
@@ -159,7 +163,7 @@ EventBatch* BinaryReader::NextAhead() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     while (slot->ready.empty() && !slot->decoded) {
-      if (HelpUnpack(lock))
+      if (Help(lock))
         continue;
       slot->reader_waiting = true;
       work_done_.wait(lock, [slot] { return !slot->ready.empty() || slot->decoded; });
