@@ -18,37 +18,13 @@
 #include <vector>
 
 #include "series/aggregator.h"
+#include "trace/event_batch.h"
 #include "trace/reader.h"
 
 namespace cuclimb::analysis {
 
-// Events in read order with their slots.
-struct EventBatch {
-  static constexpr size_t kCapacity = 1024;  // 132 KiB with the slots
-  trace::Event events[kCapacity];
-  uint32_t slots[kCapacity];
-  size_t size = 0;
-  std::atomic<int> holders{0};  // aggregation threads that have not processed it yet
-};
-
-// The batches of one trace. A batch handed to aggregation threads comes back when the last of
-// them has processed it; batches are reused, so their number stays what the queues and the
-// reading thread hold at once.
-class BatchPool {
- public:
-  // A batch with size 0.
-  EventBatch* Get();
-  // One holder is done with `batch`; the last one puts it back.
-  void Release(EventBatch* batch);
-  size_t allocated() const { return owned_.size(); }
-
-  static constexpr size_t kBatches = 40;  // ≈ 5 MiB: two queues of 16 and the reader's
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<EventBatch>> owned_;
-  std::deque<EventBatch*> free_;  // released, oldest first
-};
+using trace::BatchPool;
+using trace::EventBatch;
 
 class AggregationThread {
  public:

@@ -72,8 +72,8 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
 }
 
 // helpers: threads this trace may use besides the calling one. The first runs the aggregation
-// (AggregationThread), the second the allocation family's aggregation, the others check and
-// decompress chunks ahead (TraceReader::Prefetch).
+// (AggregationThread), the second the allocation family's aggregation, the others check,
+// decompress and decode chunks ahead (TraceReader::Prefetch, TakeBatch).
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
                                       int count, int helpers, const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {

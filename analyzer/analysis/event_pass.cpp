@@ -26,11 +26,11 @@ EventPass::EventPass(std::unique_ptr<trace::TraceReader> reader, const SegmentCh
                                              choice.tid, split ? Family::kOthers : Family::kAll);
   if (!threaded)
     return;
-  aggregation_ = std::make_unique<AggregationThread>(aggregator_.get(), false, &pool_);
+  aggregation_ = std::make_unique<AggregationThread>(aggregator_.get(), false, &pool());
   if (split) {
     memory_ = std::make_unique<Aggregator>(reader_.get(), symbolizer_.get(), iteration_tid,
                                            choice.tid, Family::kMemory);
-    memory_aggregation_ = std::make_unique<AggregationThread>(memory_.get(), true, &pool_);
+    memory_aggregation_ = std::make_unique<AggregationThread>(memory_.get(), true, &pool());
   }
   AggregationThread* a = aggregation_.get();
   AggregationThread* m = memory_aggregation_.get();
@@ -47,12 +47,40 @@ EventPass::~EventPass() {
 }
 
 EventBatch* EventPass::Filling() {
-  if (open_.empty() || open_.back()->size == EventBatch::kCapacity)
-    open_.push_back(pool_.Get());
+  if (open_.empty() || open_.back()->sealed)
+    open_.push_back(pool().Get());
   return open_.back();
 }
 
+void EventPass::Seal() {
+  if (open_.empty() || open_.back()->sealed)
+    return;
+  EventBatch* batch = open_.back();
+  if (batch->size == 0) {  // nothing was read into it
+    open_.pop_back();
+    pool().GiveBack(batch);
+    return;
+  }
+  batch->sealed = true;
+  if (open_.size() == 1 && cursor_ == batch->size) {  // every event has its slot already
+    open_.pop_front();
+    cursor_ = 0;
+    Done(batch);
+  }
+}
+
 size_t EventPass::Read(SegmentStats* stats) {
+  if (EventBatch* ahead = reader_->TakeBatch()) {
+    // Decoded ahead, sealed: it follows the batch being filled, which is then complete.
+    Seal();
+    open_.push_back(ahead);
+    if (stats != nullptr) {
+      for (size_t i = 0; i < ahead->size; ++i) stats->Observe(ahead->events[i]);
+    }
+    const size_t n = ahead->size;
+    Take(ahead, 0);
+    return n;
+  }
   EventBatch* batch = Filling();
   const size_t from = batch->size;
   const size_t n =
@@ -63,6 +91,7 @@ size_t EventPass::Read(SegmentStats* stats) {
     for (size_t i = from; i < from + n; ++i) stats->Observe(batch->events[i]);
   }
   batch->size = from + n;
+  batch->sealed = batch->size == EventBatch::kCapacity;
   Take(batch, from);
   return n;
 }
@@ -74,6 +103,7 @@ void EventPass::Feed(const trace::Event* events, size_t n) {
     const size_t k = std::min(n, EventBatch::kCapacity - from);
     std::memcpy(static_cast<void*>(batch->events + from), events, k * sizeof(trace::Event));
     batch->size = from + k;
+    batch->sealed = batch->size == EventBatch::kCapacity;
     Take(batch, from);
     events += k;
     n -= k;
@@ -115,7 +145,7 @@ size_t EventPass::TakeReady(EventBatch* batch, size_t i, size_t to) {
       batch->slots[i] = slot;
   }
   cursor_ = i;
-  if (cursor_ == EventBatch::kCapacity) {
+  if (cursor_ == batch->size && batch->sealed) {
     open_.pop_front();
     cursor_ = 0;
     Done(batch);
@@ -140,7 +170,7 @@ void EventPass::Slotted(uint32_t slot) {
     aggregator_->Process(batch->events[cursor_], slot);
   else
     batch->slots[cursor_] = slot;
-  if (++cursor_ == EventBatch::kCapacity) {
+  if (++cursor_ == batch->size && batch->sealed) {
     open_.pop_front();
     cursor_ = 0;
     Done(batch);
@@ -149,8 +179,7 @@ void EventPass::Slotted(uint32_t slot) {
 
 void EventPass::Done(EventBatch* batch) {
   if (aggregation_ == nullptr) {
-    batch->holders.store(1, std::memory_order_relaxed);
-    pool_.Release(batch);  // processed already, event by event
+    pool().GiveBack(batch);  // processed already, event by event
     return;
   }
   batch->holders.store(memory_aggregation_ != nullptr ? 2 : 1, std::memory_order_relaxed);
@@ -162,7 +191,7 @@ void EventPass::Done(EventBatch* batch) {
 void EventPass::Finish() {
   boundaries_->Finish();
   Drain(true);
-  // At most one batch is left, not full, every event slotted.
+  // At most one batch is left, not sealed, every event slotted.
   while (!open_.empty()) {
     EventBatch* batch = open_.front();
     open_.pop_front();

@@ -3,10 +3,11 @@
 // iteration boundaries, given its slot once its iteration is final (Boundaries::Ready), and
 // aggregated in read order, inline or on aggregation threads (aggregation_thread.h).
 //
-// Events live in EventBatches from the moment they are decoded: the reader writes into the batch
-// being filled, slots are written next to the events, and a full batch whose events all have
-// their slots is aggregated (inline) or handed over as it is (threads). Events whose iteration
-// is not final yet simply stay in their batch; nothing is copied per event.
+// Events live in EventBatches from the moment they are decoded: the reader's prefetch workers
+// decode into them (TraceReader::TakeBatch), or the reader writes into the batch being filled;
+// slots are written next to the events, and a sealed batch whose events all have their slots is
+// aggregated (inline) or handed over as it is (threads). Events whose iteration is not final yet
+// simply stay in their batch; nothing is copied per event.
 #pragma once
 
 #include <cstddef>
@@ -34,8 +35,9 @@ class EventPass {
   EventPass(const EventPass&) = delete;
   EventPass& operator=(const EventPass&) = delete;
 
-  // Reads the next events (up to kReadEvents) from the reader and feeds them; `stats`, when
-  // given, observes each of them first. Returns how many; 0 at the end of what can be read.
+  // Reads the next events (a batch the reader decoded ahead, or up to kReadEvents) from the reader
+  // and feeds them; `stats`, when given, observes each of them first. Returns how many; 0 at the
+  // end of what can be read.
   size_t Read(SegmentStats* stats);
   // Feeds events that were read already (the prefix), in read order.
   void Feed(const trace::Event* events, size_t n);
@@ -55,8 +57,12 @@ class EventPass {
   static constexpr size_t kMaxPending = 1u << 20;
 
  private:
-  // The batch to read into: the last one while it has room, else a new one.
+  // The batch to read into: the last one until sealed, else a new one.
   EventBatch* Filling();
+  // The last batch gets no more events (a batch decoded ahead comes after it): sealed, or given
+  // back when empty.
+  void Seal();
+  trace::BatchPool& pool() { return reader_->batches(); }
   // events[from, batch->size) of the last batch were just added: observes and slots them.
   void Take(EventBatch* batch, size_t from);
   // Take() while nothing waits: slots events[i, to) up to the first whose iteration is not final
@@ -75,9 +81,9 @@ class EventPass {
   std::unique_ptr<Aggregator> aggregator_;
   std::unique_ptr<Aggregator> memory_;  // the allocation family's, when it has a thread of its own
   std::unique_ptr<Boundaries> boundaries_;
-  BatchPool pool_;
-  // Batches not yet done, in read order. The cursor (the first event without a slot) is in the
-  // front one; everything after it waits (pending_ events).
+  // Batches not yet done, in read order, from the reader's pool (batches()). The cursor (the
+  // first event without a slot) is in the front one; everything after it waits (pending_
+  // events). Every batch but the last is sealed, and none sealed is empty.
   std::deque<EventBatch*> open_;
   size_t cursor_ = 0;
   size_t pending_ = 0;

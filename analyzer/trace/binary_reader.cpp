@@ -3,6 +3,7 @@
 // Unpacker and ChunkDecoder do the checking and decoding.
 #include "trace/binary_reader.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -27,33 +28,6 @@ BinaryReader::~BinaryReader() {
   }
   work_ready_.notify_all();
   for (std::thread& t : workers_) t.join();
-}
-
-void BinaryReader::Prefetch(int threads) {
-  if (threads <= 0 || !workers_.empty())
-    return;
-  // Two chunks per worker keep them busy while the reading thread decodes; chunks are about
-  // 1 MiB unpacked, so this is a few MiB.
-  depth_ = 2 * static_cast<size_t>(threads);
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
-}
-
-void BinaryReader::Work() {
-  format::Unpacker unpacker;
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    work_ready_.wait(lock, [this] { return quit_ || !todo_.empty(); });
-    if (quit_)
-      return;
-    Slot* slot = todo_.front();
-    todo_.pop_front();
-    lock.unlock();
-    const bool ok = unpacker.Unpack(slot->chunk.get());
-    lock.lock();
-    slot->ok = ok;
-    slot->unpacked = true;
-    work_done_.notify_all();
-  }
 }
 
 absl::Status BinaryReader::Start() {
@@ -160,6 +134,7 @@ std::unique_ptr<BinaryReader::Slot> BinaryReader::Frame() {
   }
   c.place = {index, offset};
   c.sequenced = sequenced_;
+  slot->data = &c;
   ++framed_;
   // Nothing after the trailer is read ahead: LoadChunk() looks there itself.
   if (h.type == static_cast<uint8_t>(format::ChunkType::kTrailer))
@@ -183,7 +158,7 @@ std::unique_ptr<BinaryReader::Slot> BinaryReader::NextSlot() {
     Slot* raw = slot.get();
     std::lock_guard<std::mutex> lock(mutex_);
     if (raw->stop == StopReason::kReading) {
-      todo_.push_back(raw);
+      working_.push_back(raw);
       work_ready_.notify_one();
     } else {
       raw->unpacked = true;
@@ -192,7 +167,10 @@ std::unique_ptr<BinaryReader::Slot> BinaryReader::NextSlot() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   Slot* front = inflight_.front().get();
-  work_done_.wait(lock, [front] { return front->unpacked; });
+  while (!front->unpacked) {
+    if (!Help(lock))
+      work_done_.wait(lock, [front] { return front->unpacked; });
+  }
   std::unique_ptr<Slot> slot = std::move(inflight_.front());
   inflight_.pop_front();
   return slot;
@@ -210,7 +188,10 @@ bool BinaryReader::LoadChunk() {
                                         offset)
                       : "complete");
   }
-  std::unique_ptr<Slot> slot = NextSlot();
+  std::unique_ptr<Slot> next = NextSlot();
+  Retire();  // before its chunk is reused
+  current_ = std::move(next);
+  Slot* slot = current_.get();
   if (slot->chunk != nullptr) {
     if (chunk_ != nullptr)
       spare_.push_back(std::move(chunk_));
@@ -220,9 +201,14 @@ bool BinaryReader::LoadChunk() {
     return Stop(slot->stop, slot->offset, slot->message);
   if (!slot->ok)
     return Stop(StopReason::kCorrupt, chunk_->place.offset, chunk_->error);
+  // A column chunk's definitions, all applied here in file order; a prefetch worker may be
+  // decoding its events meanwhile (the chunk is only read on both sides).
   if (!decoder_.Start(chunk_.get(), this)) {
     return Stop(StopReason::kCorrupt, chunk_->place.offset, decoder_.error());
   }
+  ahead_ = slot->ahead ? slot : nullptr;  // set by the worker that unpacked it, before `unpacked`
+  taken_ = 0;
+  taken_skipped_ = 0;
   ++chunk_index_;
   status_.chunks = chunk_index_;
   after_trailer_ = chunk_->header.type == static_cast<uint8_t>(format::ChunkType::kTrailer);
@@ -261,13 +247,31 @@ size_t BinaryReader::Read(Event* out, size_t max) {
         break;
       continue;
     }
+    if (ahead_ != nullptr || partial_ != nullptr) {
+      // Events decoded ahead: copied out of their batch.
+      if (partial_ == nullptr) {
+        partial_ = NextAhead();
+        partial_at_ = 0;
+        if (partial_ == nullptr)
+          continue;
+      }
+      const size_t n = std::min(max, partial_->size - partial_at_);
+      std::memcpy(static_cast<void*>(out), partial_->events + partial_at_, n * sizeof(Event));
+      partial_at_ += n;
+      if (partial_at_ == partial_->size) {
+        batches_.GiveBack(partial_);
+        partial_ = nullptr;
+      }
+      status_.events += n;
+      return n;
+    }
     if (after_trailer_) {
       if (!ReadTrailer())
         break;
       continue;
     }
     const size_t n = decoder_.Decode(out, max, this);
-    status_.skipped_records = decoder_.skipped_records();
+    status_.skipped_records = decoder_.skipped_records() + skipped_ahead_;
     if (decoder_.failed()) {
       Stop(StopReason::kCorrupt, chunk_->place.offset, decoder_.error());
     } else if (n < max) {
@@ -278,6 +282,25 @@ size_t BinaryReader::Read(Event* out, size_t max) {
       return n;
   }
   return 0;
+}
+
+EventBatch* BinaryReader::TakeBatch() {
+  if (workers_.empty())
+    return nullptr;  // nothing is decoded ahead
+  while (status_.reason == StopReason::kReading && partial_ == nullptr) {
+    if (!in_chunk_) {
+      if (!LoadChunk())
+        break;
+      continue;
+    }
+    if (ahead_ == nullptr)
+      break;  // Read() decodes these events
+    if (EventBatch* batch = NextAhead()) {
+      status_.events += batch->size;
+      return batch;
+    }
+  }
+  return nullptr;
 }
 
 bool BinaryReader::Next(Event* ev) {

@@ -28,31 +28,78 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   bool Next(Event* ev) override;
   size_t Read(Event* out, size_t max) override;
   void Prefetch(int threads) override;
+  EventBatch* TakeBatch() override;
   bool GuardTables(std::function<void()> before) override {
     before_define_ = std::move(before);
     return true;
   }
 
+  // Batches a prefetch worker decodes ahead of the reading in one chunk before it waits for them
+  // to be taken (≈ 1 MiB: taken while still in the cache); it resumes at half.
+  static constexpr size_t kReadyBatches = 8;
+  // Batches that wake a reading thread waiting for a chunk's next batch.
+  static constexpr size_t kWakeBatches = 4;
+
  private:
-  // A chunk read from the file, or where and why reading ends.
+  // A chunk read from the file, or where and why reading ends. The fields after `message` are
+  // under mutex_ when prefetching.
   struct Slot {
     std::unique_ptr<format::UnpackedChunk> chunk;
+    format::UnpackedChunk* data = nullptr;   // chunk.get(), which the reading thread moves
     StopReason stop = StopReason::kReading;  // otherwise reading ends here, saying `message`
     uint64_t offset = 0;
     std::string message;
-    bool unpacked = false;  // Unpack() ran (under mutex_ when prefetching)
-    bool ok = false;        // and found the chunk intact
+    bool unpacking = false;  // a worker took it to unpack
+    bool unpacked = false;   // Unpack() ran
+    bool ok = false;         // and found the chunk intact
+    // Decoding ahead (column chunks with events, when prefetching): a worker decodes the events
+    // into batches, checked against the caps only, and queues them in order; the reading thread
+    // takes them once the definitions up to this chunk's are applied.
+    bool ahead = false;
+    std::unique_ptr<format::ChunkDecoder> decoder;  // the worker's, while decoding
+    std::deque<EventBatch*> ready;                  // decoded, in order
+    bool decoding = false;                          // a worker decodes it now
+    bool parked = false;          // stopped at kReadyBatches ready; resumes at half
+    bool decoded = false;         // no more batches will come
+    bool failed = false;          // the decoding stopped at damage (the rest is decoded inline)
+    bool abandoned = false;       // the reading thread decodes the rest inline, or quits
+    bool reader_waiting = false;  // the reading thread waits for this slot
   };
 
   // Reads the next chunk's bytes from source_ into a new slot (always on the reading thread).
   std::unique_ptr<Slot> Frame();
   // The next chunk in file order, unpacked: inline, or from the prefetch workers.
   std::unique_ptr<Slot> NextSlot();
-  void Work();
   // Reads, checks and starts the next chunk; false at the end or on damage (status set).
   bool LoadChunk();
   bool ReadTrailer();
   bool Stop(StopReason reason, uint64_t offset, std::string message);
+
+  // Prefetching (binary_reader_prefetch.cpp).
+  void Work();
+  // The first slot in file order (before `before`, when given) with work for a worker (under
+  // mutex_), or null.
+  Slot* FindWork(const Slot* before = nullptr);
+  // Checks and decompresses `slot`'s chunk (under `lock`, released meanwhile).
+  void Unpack(Slot* slot, format::Unpacker* unpacker, std::unique_lock<std::mutex>& lock);
+  // The reading thread, instead of waiting for the workers: does the work a worker would take
+  // next (FindWork: unpacking a chunk, or decoding batches of one ahead), if any (under `lock`).
+  // With few workers, unpacking and decoding ahead take them longer than the reading takes the
+  // reading thread; this shares them out.
+  bool Help(std::unique_lock<std::mutex>& lock);
+  // Decodes batches of `slot` until it has kReadyBatches ready, or to its end (under `lock`).
+  void DecodeAhead(Slot* slot, std::unique_lock<std::mutex>& lock);
+  // The next batch decoded ahead of the current chunk (ahead_), checked against the tables; null
+  // when the chunk has no more (in_chunk_ false then) or the rest is decoded inline (ahead_ null
+  // then).
+  EventBatch* NextAhead();
+  // The current chunk's events are decoded inline from here on: the workers stop decoding it, and
+  // decoder_ goes past the events already delivered.
+  void DecodeInline();
+  // Stops the workers' decoding of `slot` and gives its batches back.
+  void Abandon(Slot* slot);
+  // Done with the current slot: no worker uses it any longer.
+  void Retire();
 
   // format::DefinitionTables over strings_ and stacks_.
   uint32_t string_count() const override { return static_cast<uint32_t>(strings_.size()); }
@@ -83,14 +130,24 @@ class BinaryReader : public TraceReader, private format::DefinitionTables {
   uint64_t framed_ = 0;         // chunks framed so far
   uint64_t chunk_index_ = 0;    // of the next chunk to load
 
-  // Prefetching: workers check and decompress chunks ahead of the decoding, in file order.
+  // Prefetching: workers check and decompress chunks ahead of the decoding, in file order, and
+  // decode the events of column chunks into batches.
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable work_ready_, work_done_;
-  std::deque<Slot*> todo_;                      // framed, waiting for a worker
+  std::deque<Slot*> working_;                   // slots that may have work, in file order
   std::deque<std::unique_ptr<Slot>> inflight_;  // framed, in file order
-  size_t depth_ = 0;                            // chunks framed ahead
+  std::vector<std::unique_ptr<format::ChunkDecoder>> idle_decoders_;
+  size_t depth_ = 0;  // chunks framed ahead
   bool quit_ = false;
+  // The reading thread's side of decoding ahead.
+  std::unique_ptr<Slot> current_;  // the chunk_'s slot
+  Slot* ahead_ = nullptr;          // current_, while its batches are taken
+  EventBatch* partial_ = nullptr;  // a batch Read() copies out of
+  size_t partial_at_ = 0;          // its next event
+  uint64_t taken_ = 0;             // events of the current chunk delivered from batches
+  uint64_t taken_skipped_ = 0;     // their skipped records
+  uint64_t skipped_ahead_ = 0;     // skipped records of every batch delivered
 };
 
 }  // namespace cuclimb::trace

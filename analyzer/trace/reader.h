@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "interposer/format/trace_format.h"
+#include "trace/event_batch.h"
 #include "trace/tables.h"
 
 namespace cuclimb::trace {
@@ -85,9 +86,16 @@ class TraceReader {
     return n;
   }
   // Lets the reader use up to `threads` helper threads to prepare its input ahead of Read()
-  // (binary traces: checksums and decompression). Call before the first Read(); a no-op where
-  // there is nothing to prepare. Events and status are the same either way.
+  // (binary traces: checksums and decompression, and the events of column chunks, decoded into
+  // batches()). Call before the first Read(); a no-op where there is nothing to prepare. Events
+  // and status are the same either way.
   virtual void Prefetch(int threads) { (void)threads; }
+  // The next events as a whole batch decoded ahead by the prefetch workers, when the reader has
+  // one: sealed, `size` events (at least one) delivered as Read() would deliver them. The caller
+  // owns it and gives it back to batches() once done. nullptr when the next events come by
+  // Read() instead (none decoded ahead, or a batch that Read() has begun copying out), and at
+  // the end.
+  virtual EventBatch* TakeBatch() { return nullptr; }
   // Has the reader call `before` (on the thread that calls Read()) each time before it adds to
   // strings() or stacks(), so that another thread reading the tables can be stopped first; an
   // empty function removes it. Returns false where the tables change at unknown moments (JSON
@@ -97,6 +105,9 @@ class TraceReader {
     return false;
   }
 
+  // The batches of this trace's events: those TakeBatch() hands out, and any others its caller
+  // fills and passes between threads.
+  BatchPool& batches() { return batches_; }
   const TraceHeader& header() const { return header_; }
   const StringTable& strings() const { return strings_; }
   const StackTable& stacks() const { return stacks_; }
@@ -116,6 +127,7 @@ class TraceReader {
   std::optional<Event> trailer_;
   uint64_t bytes_consumed_ = 0;
   uint64_t total_bytes_ = 0;
+  BatchPool batches_;
 };
 
 // A source of bytes: a file read sequentially, or a memory buffer.

@@ -323,7 +323,7 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       types_ = data;
     } else if (s.key == kDefinitionsKey) {
       begin_ = record_start_ = data;
-      if (!ApplyDefinitions(data, data + s.size, tables))
+      if (tables != nullptr && !ApplyDefinitions(data, data + s.size, tables))
         return false;
     } else {
       const auto [type, field, plane, escape] = ParseColumnKey(s.key);
@@ -337,9 +337,22 @@ bool ChunkDecoder::Start(const UnpackedChunk* chunk, DefinitionTables* tables) {
       ++c.count;
     }
   }
-  columns_.Begin(types_, types_ != nullptr ? chunk->events : 0, tables->string_count(),
-                 tables->stack_count());
+  if (tables == nullptr) {  // StartDetached()
+    columns_.Begin(types_, types_ != nullptr ? chunk->events : 0, kMaxStrings, kMaxStacks, true);
+  } else {
+    columns_.Begin(types_, types_ != nullptr ? chunk->events : 0, tables->string_count(),
+                   tables->stack_count());
+  }
   return true;
+}
+
+bool ChunkDecoder::StartDetached(const UnpackedChunk* chunk) {
+  const uint8_t type = chunk->header.type;
+  if (type != static_cast<uint8_t>(ChunkType::kColumns) &&
+      type != static_cast<uint8_t>(ChunkType::kColumnsV2)) {
+    return false;
+  }
+  return Start(chunk, nullptr);
 }
 
 bool ChunkDecoder::ApplyDefinitions(const uint8_t* p, const uint8_t* end,

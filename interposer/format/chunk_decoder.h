@@ -8,6 +8,7 @@
 // ChunkDecoder needs the chunks in file order, because definitions accumulate.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -85,10 +86,27 @@ class ChunkDecoder {
   // Starts decoding an unpacked chunk (which must outlive the decoding); applies a column
   // chunk's definitions. False on damage (error()).
   bool Start(const UnpackedChunk* chunk, DefinitionTables* tables);
+  // Starts decoding a column chunk's events apart from its definitions, on any thread (a prefetch
+  // worker decoding ahead of the ordered reading): ids are checked against the format's caps only
+  // (kMaxStrings, kMaxStacks), and strings_needed() and stacks_needed() say what the tables must
+  // hold for the events decoded so far; the caller checks that once the definitions up to this
+  // chunk's are applied in order (by another decoder's Start()). False for other chunks.
+  bool StartDetached(const UnpackedChunk* chunk);
   // Decodes up to max events into out, applying a row chunk's definitions as they come. Returns
   // how many; 0 when the chunk is done or damaged (failed()). Events decoded before damage in the
-  // same chunk are returned first.
+  // same chunk are returned first. tables may be null after StartDetached().
   size_t Decode(Event* out, size_t max, DefinitionTables* tables);
+  // A column chunk whose events have all been decoded (its last checks included).
+  bool finished() const { return columns_.next() == columns_.events(); }
+  // After StartDetached(): the string and stack counts that define every id of the events
+  // decoded so far (conservatively: of every window of events opened). Past the caps (a damaged
+  // word of the window, maybe after the events decoded), more than any table can hold.
+  uint64_t strings_needed() const {
+    return std::min<uint64_t>(columns_.max_string_id(), kMaxStrings) + 1;
+  }
+  uint64_t stacks_needed() const {
+    return std::min<uint64_t>(columns_.max_stack_id(), kMaxStacks) + 1;
+  }
 
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }

@@ -143,6 +143,13 @@ CUCLIMB_PLANE_VERSIONS void WidenPlanes4(uint64_t* out, const ColumnPlanes& c, s
   WidenPlanes<4>(out, c, start, n, zigzag, bias);
 }
 
+// The largest of n words (a string or stack column's ids, for ColumnDecoder's track_ids).
+CUCLIMB_PLANE_VERSIONS uint64_t MaxWord(const uint64_t* words, size_t n) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < n; ++i) m = words[i] > m ? words[i] : m;
+  return m;
+}
+
 // A column's n words from `start`, zigzag-decoded (plus bias) when `zigzag`.
 void WidenColumn(uint64_t* out, const ColumnPlanes& c, size_t start, size_t n, bool zigzag,
                  uint64_t bias) {
@@ -398,9 +405,12 @@ void ColumnDecoder::Start(bool columns_v2, const uint32_t escape_counts[kTypes])
   std::memcpy(escape_count_, escape_counts, sizeof(escape_count_));
 }
 
-void ColumnDecoder::Begin(const uint8_t* types, uint32_t events, uint64_t strings,
-                          uint64_t stacks) {
+void ColumnDecoder::Begin(const uint8_t* types, uint32_t events, uint64_t strings, uint64_t stacks,
+                          bool track_ids) {
   types_ = types;
+  track_ids_ = track_ids;
+  max_string_id_ = 0;
+  max_stack_id_ = 0;
   events_ = events;
   next_ = 0;
   window_end_ = 0;
@@ -459,6 +469,13 @@ void ColumnDecoder::OpenWindow() {
       const WordCode code = WordCodeOf(t, f, columns_v2_);
       WidenColumn(out, c, start, n, code != WordCode::kRaw,
                   code == WordCode::kDevice ? static_cast<uint64_t>(int64_t{kNoDevice}) : 0);
+      if (track_ids_) {
+        const Coding coding = spec.fields[f].coding;
+        if (coding == Coding::kString)
+          max_string_id_ = std::max(max_string_id_, MaxWord(out, n));
+        else if (coding == Coding::kStack)
+          max_stack_id_ = std::max(max_stack_id_, MaxWord(out, n));
+      }
       words_[t][f] = out;
       out += n;
     }

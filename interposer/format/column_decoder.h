@@ -65,10 +65,18 @@ class ColumnDecoder {
   // Starts a chunk: no planes, fresh delta state and history.
   void Start(bool columns_v2, const uint32_t escape_counts[kTypes]);
   // Once the planes are in place: the chunk's `events` types, and the ids defined (below
-  // `strings` and `stacks`: the chunk's definitions apply before its events).
-  void Begin(const uint8_t* types, uint32_t events, uint64_t strings, uint64_t stacks);
+  // `strings` and `stacks`: the chunk's definitions apply before its events). With `track_ids`,
+  // the largest string and stack ids of the windows widened so far are kept (max_string_id(),
+  // max_stack_id()): a decoder that checks ids against the format's caps only (its chunk's
+  // definitions not applied yet) learns what the tables must hold for the events it decoded.
+  void Begin(const uint8_t* types, uint32_t events, uint64_t strings, uint64_t stacks,
+             bool track_ids = false);
   uint64_t strings() const { return delta_.strings; }
   uint64_t stacks() const { return delta_.stacks; }
+  // The largest ids the columns hold over every window opened since Begin(track_ids = true),
+  // absent columns counting as id 0; a superset of the events decoded so far. 0 otherwise.
+  uint64_t max_string_id() const { return max_string_id_; }
+  uint64_t max_stack_id() const { return max_stack_id_; }
   // Where Start()'s caller puts the chunk's column and escape planes.
   ColumnPlanes& planes(uint32_t type, uint32_t field) { return planes_[type][field]; }
   ColumnPlanes& escapes(uint32_t type) { return escapes_[type]; }
@@ -122,6 +130,9 @@ class ColumnDecoder {
   uint32_t window_count_[kTypes] = {};
   const uint64_t* words_[kTypes][kMaxColumnFields];
   uint32_t index_[kTypes] = {};
+  bool track_ids_ = false;
+  uint64_t max_string_id_ = 0;
+  uint64_t max_stack_id_ = 0;
   Failure::Kind history_error_ = Failure::Kind::kNone;
   std::vector<uint64_t> buffer_;  // the words
   std::vector<uint64_t> zeros_;

@@ -127,6 +127,101 @@ TEST_P(CodecTest, LongChunksDecodeAlikeInAnyReadSizeAndNameLateDamage) {
   }
 }
 
+// Decoded apart from its definitions (a prefetch worker's StartDetached()), a column chunk gives
+// the same events, in batches of any size; what the tables must hold covers the ids the batch
+// names, and an id that the definitions do not cover shows in the batch that has it.
+TEST_P(CodecTest, DetachedDecodingNamesTheIdsItsEventsNeed) {
+  if (GetParam() == ChunkLayout::kRows)
+    GTEST_SKIP() << "rows apply their definitions as they come";
+  std::vector<Event> events = RandomEvents(11, 5000, 20, 2);
+  constexpr size_t kBad = 3333;
+  auto encode = [&](const std::vector<Event>& list) {
+    ChunkEncoder enc(3, GetParam());
+    for (uint32_t s = 1; s < 20; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
+    const uint64_t frames[] = {PcFrame(0x401000), StringFrame(3)};
+    EXPECT_TRUE(enc.DefineStack(1, frames, 2));
+    for (const Event& ev : list) EXPECT_TRUE(enc.Add(ev));
+    std::string bytes;
+    EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes));
+    return bytes;
+  };
+  auto unpack = [](const std::string& bytes, UnpackedChunk* chunk) {
+    std::memcpy(&chunk->header, bytes.data(), sizeof(ChunkHeader));
+    chunk->stored = bytes.substr(sizeof(ChunkHeader));
+    Unpacker unpacker;
+    EXPECT_TRUE(unpacker.Unpack(chunk)) << chunk->error;
+  };
+  struct Batch {
+    std::vector<Event> events;
+    uint64_t strings, stacks;
+  };
+  auto detached = [](const UnpackedChunk& chunk, size_t read) {
+    ChunkDecoder decoder;
+    EXPECT_TRUE(decoder.StartDetached(&chunk));
+    std::vector<Batch> out;
+    std::vector<Event> buffer(read);
+    while (size_t n = decoder.Decode(buffer.data(), read, nullptr)) {
+      out.push_back({std::vector<Event>(buffer.begin(), buffer.begin() + static_cast<long>(n)),
+                     decoder.strings_needed(), decoder.stacks_needed()});
+    }
+    EXPECT_TRUE(decoder.finished());
+    EXPECT_EQ(decoder.error(), "");
+    return out;
+  };
+  UnpackedChunk chunk;
+  unpack(encode(events), &chunk);
+  for (size_t read : {size_t{1}, size_t{1024}, size_t{4096}}) {
+    std::vector<Event> all;
+    for (const Batch& b : detached(chunk, read)) {
+      for (const Event& ev : b.events) {
+        EXPECT_LT(ev.name, b.strings);
+        EXPECT_LT(ev.api, b.strings);
+        EXPECT_LT(ev.stack, b.stacks);
+      }
+      EXPECT_LE(b.strings, 20u);  // what the chunk defines covers it
+      EXPECT_LE(b.stacks, 2u);
+      all.insert(all.end(), b.events.begin(), b.events.end());
+    }
+    EXPECT_TRUE(Same(all, events)) << "reads of " << read;
+  }
+  // A string id past the definitions, then one past the caps.
+  for (uint32_t name : {25u, kMaxStrings + 5}) {
+    events[kBad].type = EventType::kLaunch;
+    events[kBad].name = name;
+    UnpackedChunk damaged;
+    unpack(encode(events), &damaged);
+    ChunkDecoder decoder;
+    ASSERT_TRUE(decoder.StartDetached(&damaged));
+    std::vector<Event> buffer(1024);
+    size_t decoded = 0;
+    while (size_t n = decoder.Decode(buffer.data(), buffer.size(), nullptr)) {
+      decoded += n;
+      if (decoded <= kBad - kBad % kColumnWindow) {  // windows before the bad event's
+        EXPECT_LE(decoder.strings_needed(), 20u) << decoded << " events";
+      } else {
+        EXPECT_GT(decoder.strings_needed(), name < kMaxStrings ? name : kMaxStrings);
+      }
+    }
+    if (name < kMaxStrings) {
+      EXPECT_EQ(decoded, events.size());
+      EXPECT_FALSE(decoder.failed());
+    } else {
+      EXPECT_EQ(decoded, kBad);  // stops at the cap, as inline decoding does at the tables
+      EXPECT_TRUE(decoder.failed());
+      EXPECT_GT(decoder.strings_needed(), kMaxStrings);
+    }
+  }
+  // Row chunks have no detached decoding.
+  ChunkEncoder rows(3, ChunkLayout::kRows);
+  ASSERT_TRUE(rows.Add(events[0]));
+  std::string row_bytes;
+  ASSERT_TRUE(rows.Seal(ChunkType::kEvents, &row_bytes));
+  UnpackedChunk row_chunk;
+  unpack(row_bytes, &row_chunk);
+  ChunkDecoder decoder;
+  EXPECT_FALSE(decoder.StartDetached(&row_chunk));
+}
+
 TEST_P(CodecTest, UndefinedStringIsNamed) {
   ChunkEncoder enc(3, GetParam());
   std::string bytes;

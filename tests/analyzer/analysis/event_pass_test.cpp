@@ -96,24 +96,30 @@ TEST(EventPass, WaitingEventsGetTheirIterationInlineAndOnThreads) {
     ASSERT_EQ(choice.tid, 1u);
     ASSERT_EQ((*reader)->Str(choice.name), "iteration");
   }
+  // With prefetch workers, the reader hands over batches decoded ahead (a chunk's last one
+  // partly filled) between the batches the pass fills itself.
   for (int threads : {0, 1, 2}) {
-    SCOPED_TRACE("aggregation threads: " + std::to_string(threads));
-    auto reader = trace::TraceReader::FromBuffer(loop.bytes);
-    ASSERT_TRUE(reader.ok());
-    EventPass pass(std::move(*reader), choice, AnalyzeOptions{}, *classifier, threads);
-    // The first events come from memory, as the prefix does, the rest from the reader.
-    std::vector<trace::Event> prefix(700);
-    prefix.resize(pass.reader()->Read(prefix.data(), prefix.size()));
-    pass.Feed(prefix.data(), prefix.size());
-    uint64_t read = prefix.size();
-    while (const size_t n = pass.Read(nullptr)) read += n;
-    pass.Finish();
-    ASSERT_EQ(read, loop.events);
-    const Aggregates& a = pass.aggregator().data();
-    EXPECT_EQ(a.events, loop.events);
-    for (uint32_t slot = 0; slot < expected.size(); ++slot)
-      ASSERT_EQ(a.events_per_slot[slot], expected[slot]) << "slot " << slot;
-    EXPECT_EQ(pass.boundaries().count(), kIterations);
+    for (int prefetch : {0, 1, 3}) {
+      SCOPED_TRACE("aggregation threads: " + std::to_string(threads) +
+                   ", prefetch workers: " + std::to_string(prefetch));
+      auto reader = trace::TraceReader::FromBuffer(loop.bytes);
+      ASSERT_TRUE(reader.ok());
+      (*reader)->Prefetch(prefetch);
+      EventPass pass(std::move(*reader), choice, AnalyzeOptions{}, *classifier, threads);
+      // The first events come from memory, as the prefix does, the rest from the reader.
+      std::vector<trace::Event> prefix(700);
+      prefix.resize(pass.reader()->Read(prefix.data(), prefix.size()));
+      pass.Feed(prefix.data(), prefix.size());
+      uint64_t read = prefix.size();
+      while (const size_t n = pass.Read(nullptr)) read += n;
+      pass.Finish();
+      ASSERT_EQ(read, loop.events);
+      const Aggregates& a = pass.aggregator().data();
+      EXPECT_EQ(a.events, loop.events);
+      for (uint32_t slot = 0; slot < expected.size(); ++slot)
+        ASSERT_EQ(a.events_per_slot[slot], expected[slot]) << "slot " << slot;
+      EXPECT_EQ(pass.boundaries().count(), kIterations);
+    }
   }
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own, decompressing
-// chunks ahead and assembling one rank's ranges, kernels, APIs and candidates on threads change
-// nothing in the report, byte for byte: not with several ranks, one rank,
-// more threads than ranks, a damaged rank, a rank that needs a second pass, the old row layout,
-// names and stacks that the trace defines all along while the aggregation thread reads them, nor
-// the allocation family aggregated on a thread of its own.
+// `--jobs`: analysing ranks concurrently, aggregating on a thread of its own, decompressing and
+// decoding chunks ahead and assembling one rank's ranges, kernels, APIs and candidates on threads
+// change nothing in the report, byte for byte: not with several ranks, one rank, more threads than
+// ranks, a damaged rank, a rank that needs a second pass, the old row layout, names and stacks that
+// the trace defines all along while the aggregation thread reads them, nor the allocation family
+// aggregated on a thread of its own.
 #include <cstdio>
 
 #include <gtest/gtest.h>
@@ -38,11 +38,11 @@ SimOptions Rank(int rank, bool leaks) {
 }
 
 // Small chunks, so that every trace has dozens for the prefetch threads.
-std::string Binary(const SimOptions& o,
-                   format::ChunkLayout layout = format::ChunkLayout::kColumns) {
+std::string Binary(const SimOptions& o, format::ChunkLayout layout = format::ChunkLayout::kColumns,
+                   size_t chunk_bytes = 16u << 10) {
   TraceBuilder b;
   Simulate(o, &b);
-  return b.ToBinary(true, 3, 16u << 10, layout);
+  return b.ToBinary(true, 3, chunk_bytes, layout);
 }
 
 std::string Json(const std::vector<std::string>& traces, int jobs, size_t prefix_events = 0) {
@@ -64,7 +64,7 @@ std::string Json(const std::vector<std::string>& traces, int jobs, size_t prefix
 void ExpectSameForAnyJobs(const std::vector<std::string>& traces, size_t prefix_events = 0) {
   const std::string serial = Json(traces, 1, prefix_events);
   ASSERT_FALSE(serial.empty());
-  for (int jobs : {2, 3, 8}) {
+  for (int jobs : {2, 3, 4, 5, 8}) {  // 4 and up: chunks decoded ahead by 1, 2 and 5 workers
     EXPECT_EQ(Json(traces, jobs, prefix_events), serial) << "--jobs " << jobs;
   }
 }
@@ -81,6 +81,8 @@ TEST(Jobs, OneLargeRankWithPrefetch) {
   SimOptions o = Rank(1, true);
   o.iterations = 300;
   ExpectSameForAnyJobs({Binary(o)});
+  // Large chunks: many batches each, decoded ahead while the ones before are read.
+  ExpectSameForAnyJobs({Binary(o, format::ChunkLayout::kColumnsV2, 1u << 20)});
 }
 
 TEST(Jobs, DamagedRankReadsTheSameUpToTheDamage) {

@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include "interposer/format/chunk_encoder.h"
+#include "interposer/format/column_layout.h"
 #include "interposer/format/crc32c.h"
 #include "interposer/format/trace_format.h"
 #include "random_trace.h"
+#include "tests/format/format_test_util.h"
 #include "trace/reader.h"
 #include "trace_builder.h"
 
@@ -294,15 +296,18 @@ TEST(SequenceTest, OldFilesAreNotChecked) {
   EXPECT_EQ(st.reason, StopReason::kComplete) << st.message;
 }
 
-// Reading with prefetch workers (checksums and decompression on other threads) delivers the same
-// events and stops at the same place with the same words, whatever the damage.
+// Reading with prefetch workers (checksums, decompression and the column chunks' events decoded
+// ahead on other threads) delivers the same events and stops at the same place with the same
+// words, whatever the damage: by Read() (the events copied out of the batches decoded ahead) and
+// by TakeBatch() where the reader offers batches (Read() for the rest).
 struct Outcome {
   std::vector<Event> events;
   ReadStatus status;
   bool opened = false;
+  size_t batches = 0;  // taken whole
 };
 
-Outcome ReadWith(std::string_view bytes, int threads) {
+Outcome ReadWith(std::string_view bytes, int threads, bool take_batches = false) {
   Outcome o;
   auto reader = TraceReader::FromBuffer(bytes);
   if (!reader.ok())
@@ -310,22 +315,44 @@ Outcome ReadWith(std::string_view bytes, int threads) {
   o.opened = true;
   (*reader)->Prefetch(threads);
   Event batch[37];
-  while (size_t n = (*reader)->Read(batch, 37)) o.events.insert(o.events.end(), batch, batch + n);
+  for (;;) {
+    if (take_batches) {
+      if (EventBatch* taken = (*reader)->TakeBatch()) {
+        EXPECT_TRUE(taken->sealed);
+        EXPECT_GT(taken->size, 0u);
+        o.events.insert(o.events.end(), taken->events, taken->events + taken->size);
+        (*reader)->batches().GiveBack(taken);
+        ++o.batches;
+        continue;
+      }
+    }
+    const size_t n = (*reader)->Read(batch, 37);
+    if (n == 0)
+      break;
+    o.events.insert(o.events.end(), batch, batch + n);
+  }
   o.status = (*reader)->status();
   return o;
 }
 
 void ExpectSameOutcome(std::string_view bytes, const std::string& what) {
   const Outcome inline_read = ReadWith(bytes, 0);
+  EXPECT_EQ(inline_read.status.events, inline_read.events.size()) << what;
   for (int threads : {1, 3}) {
-    const Outcome prefetched = ReadWith(bytes, threads);
-    ASSERT_EQ(prefetched.opened, inline_read.opened) << what;
-    ASSERT_EQ(prefetched.events.size(), inline_read.events.size()) << what;
-    EXPECT_TRUE(IsPrefixOf(prefetched.events, inline_read.events)) << what;
-    EXPECT_EQ(prefetched.status.reason, inline_read.status.reason) << what;
-    EXPECT_EQ(prefetched.status.offset, inline_read.status.offset) << what;
-    EXPECT_EQ(prefetched.status.message, inline_read.status.message) << what;
-    EXPECT_EQ(prefetched.status.chunks, inline_read.status.chunks) << what;
+    for (bool take_batches : {false, true}) {
+      const std::string how = what + ", " + std::to_string(threads) + " workers" +
+                              (take_batches ? ", batches taken" : ", by Read()");
+      const Outcome prefetched = ReadWith(bytes, threads, take_batches);
+      ASSERT_EQ(prefetched.opened, inline_read.opened) << how;
+      ASSERT_EQ(prefetched.events.size(), inline_read.events.size()) << how;
+      EXPECT_TRUE(IsPrefixOf(prefetched.events, inline_read.events)) << how;
+      EXPECT_EQ(prefetched.status.reason, inline_read.status.reason) << how;
+      EXPECT_EQ(prefetched.status.offset, inline_read.status.offset) << how;
+      EXPECT_EQ(prefetched.status.message, inline_read.status.message) << how;
+      EXPECT_EQ(prefetched.status.chunks, inline_read.status.chunks) << how;
+      EXPECT_EQ(prefetched.status.events, inline_read.status.events) << how;
+      EXPECT_EQ(prefetched.status.skipped_records, inline_read.status.skipped_records) << how;
+    }
   }
 }
 
@@ -343,5 +370,134 @@ TEST_P(DamageTest, PrefetchReadsTheSameAsInline) {
   ExpectSameOutcome(bin + "extra", "bytes after the trailer");
 }
 
+// Chunks of many batches (several column windows each), intact and damaged: the batches decoded
+// ahead are taken whole.
+TEST_P(DamageTest, PrefetchDecodesLargeChunksAheadAlike) {
+  testing::TrainingLoopShape shape;
+  shape.iterations = 300;
+  testing::TraceBuilder b = testing::TrainingLoopTrace(shape);
+  const std::string bin = b.ToBinary(true, 1, 256u << 10, GetParam());
+  ExpectSameOutcome(bin, "intact");
+  const Outcome taken = ReadWith(bin, 2, true);
+  EXPECT_EQ(taken.events.size(), b.events().size());
+  if (GetParam() == format::ChunkLayout::kRows) {
+    EXPECT_EQ(taken.batches, 0u);  // rows are decoded by the reading thread
+  } else {
+    EXPECT_GT(taken.batches, 10u);
+  }
+  for (size_t byte = bin.size() / 5; byte < bin.size(); byte += bin.size() / 5) {
+    std::string damaged = bin;
+    damaged[byte] = static_cast<char>(damaged[byte] ^ 0x01);
+    ExpectSameOutcome(damaged, "flip at " + std::to_string(byte));
+  }
+  ExpectSameOutcome(std::string_view(bin).substr(0, bin.size() / 2), "cut in half");
+}
+
+TEST(PrefetchTest, TinyTracesReadAlike) {
+  for (format::ChunkLayout layout :
+       {format::ChunkLayout::kColumnsV2, format::ChunkLayout::kColumns}) {
+    testing::TraceBuilder empty;
+    ExpectSameOutcome(empty.ToBinary(true, 3, 1024, layout), "no events");
+    testing::TraceBuilder one;
+    one.Launch(10, 5, "k", 1);
+    ExpectSameOutcome(one.ToBinary(true, 3, 1024, layout), "one event");
+    ExpectSameOutcome(one.ToBinary(false, 3, 1024, layout), "one event, no trailer");
+  }
+}
+
+// Column chunks whose events name ids that only a later chunk defines, or none: the worker cannot
+// tell (it decodes before the definitions are applied); the reading thread finds the batch's ids
+// undefined and decodes the chunk itself, delivering the events before the bad one and stopping
+// with the message of reading without workers.
+class AheadIdsTest : public ::testing::TestWithParam<format::ChunkLayout> {
+ protected:
+  // Three chunks of kEvents launches; chunk 1's event `bad_at` names string `bad_name` and stack
+  // `bad_stack`; chunk 2 defines strings 6 and 7 and stack 2.
+  std::string Trace(uint32_t bad_at, uint32_t bad_name, uint32_t bad_stack) const {
+    const format::ChunkLayout layout = GetParam();
+    format::FileHeader h = format::MakeFileHeader(format::ClockId::kSynthetic, 0, 0, "t", layout);
+    std::string bin(reinterpret_cast<const char*>(&h), sizeof(h));
+    format::ChunkEncoder enc(3, layout);
+    for (uint32_t s = 1; s <= 5; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
+    const uint64_t frames[] = {format::PcFrame(0x401000)};
+    EXPECT_TRUE(enc.DefineStack(1, frames, 1));
+    int64_t ts = 100;
+    for (int chunk = 0; chunk < 3; ++chunk) {
+      if (chunk == 2) {
+        EXPECT_TRUE(enc.DefineString(6, "s6"));
+        EXPECT_TRUE(enc.DefineString(7, "s7"));
+        EXPECT_TRUE(enc.DefineStack(2, frames, 1));
+      }
+      for (uint32_t i = 0; i < kEvents; ++i) {
+        format::Event ev = format::MakeEvent(format::EventType::kLaunch);
+        ev.ts = ts += 10;
+        ev.tid = 1;
+        ev.name = 1 + i % 5;
+        ev.stack = i % 2;
+        if (chunk == 1 && i == bad_at) {
+          ev.name = bad_name;
+          ev.stack = bad_stack;
+        }
+        EXPECT_TRUE(enc.Add(ev));
+      }
+      EXPECT_TRUE(enc.Seal(format::ChunkType::kEvents, &bin));
+    }
+    return bin;
+  }
+  static constexpr uint32_t kEvents = 5000;  // five batches and more
+};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, AheadIdsTest,
+                         ::testing::Values(format::ChunkLayout::kColumnsV2,
+                                           format::ChunkLayout::kColumns),
+                         [](const ::testing::TestParamInfo<format::ChunkLayout>& p) {
+                           return p.param == format::ChunkLayout::kColumns ? "Columns"
+                                                                           : "ColumnsV2";
+                         });
+
+TEST_P(AheadIdsTest, IdsDefinedOnlyLaterStopWhereInlineStops) {
+  for (uint32_t bad_at : {0u, 1023u, 1024u, 3333u, kEvents - 1}) {
+    for (auto [name, stack] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{7, 1},  // defined by the next chunk
+                                                    {3, 2},  // a stack defined by the next chunk
+                                                    {0x7fffffffu, 0},     // past every cap
+                                                    {1, 0xfffffffeu}}) {  // past every cap
+      const std::string bin = Trace(bad_at, name, stack);
+      const std::string what = "event " + std::to_string(bad_at) + " names string " +
+                               std::to_string(name) + ", stack " + std::to_string(stack);
+      const Outcome inline_read = ReadWith(bin, 0);
+      ASSERT_EQ(inline_read.events.size(), kEvents + bad_at) << what;
+      ASSERT_EQ(inline_read.status.reason, StopReason::kCorrupt) << what;
+      EXPECT_NE(inline_read.status.message.find("chunk 1 "), std::string::npos)
+          << inline_read.status.message;
+      EXPECT_NE(inline_read.status.message.find("undefined"), std::string::npos)
+          << inline_read.status.message;
+      ExpectSameOutcome(bin, what);
+    }
+  }
+  // Intact, the same trace is read through by every route.
+  const std::string good = Trace(0, 1, 1);
+  ASSERT_EQ(ReadWith(good, 0).events.size(), 3 * kEvents);
+  ExpectSameOutcome(good, "intact");
+}
+
+// Events of a type a newer minor adds are skipped, ahead as inline, and counted once.
+TEST(PrefetchTest, UnknownTypesInColumnsAreSkippedAndCountedOnce) {
+  format::FileHeader h = format::MakeFileHeader(format::ClockId::kSynthetic, 0, 0, "future",
+                                                format::ChunkLayout::kColumns);
+  std::string bin(reinterpret_cast<const char*>(&h), sizeof(h));
+  std::string types;
+  for (uint32_t i = 0; i < 5000; ++i) {
+    // Runs of unknown types across batch ends, and at the chunk's end.
+    const bool unknown = i % 1024 >= 1000 || i >= 4990 || i % 7 == 3;
+    types.push_back(static_cast<char>(unknown ? 77 : static_cast<int>(format::EventType::kPush)));
+  }
+  bin += format::test_util::ColumnChunk(static_cast<uint32_t>(types.size()),
+                                        {{format::kTypesKey, types}});
+  const Outcome inline_read = ReadWith(bin, 0);
+  EXPECT_GT(inline_read.events.size(), 3000u);
+  EXPECT_EQ(inline_read.events.size() + inline_read.status.skipped_records, types.size());
+  ExpectSameOutcome(bin, "unknown types");
+}
 }  // namespace
 }  // namespace cuclimb::trace
