@@ -132,16 +132,12 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
     a_.first_ts = ev.ts;
   if (ev.ts > a_.last_ts)
     a_.last_ts = ev.ts;
+  // The state of the event's thread, for the handlers; valid until one looks up another thread.
+  ThreadState* t = nullptr;
   if (ev.tid != 0) {
-    // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
-    if (ev.tid != last_record_tid_ || last_record_ == nullptr) [[unlikely]] {
-      last_record_ = &a_.threads[ev.tid];
-      last_record_tid_ = ev.tid;
-    }
-    ++last_record_->events;
-    // Before the handlers: a thread's first name (OnIdentity) may move the records.
-    if (trace::IsCudaCall(ev.type))
-      ++last_record_->cuda_calls;
+    t = &Thread(ev.tid);
+    ++t->events;
+    t->cuda_calls += trace::IsCudaCall(ev.type) ? 1 : 0;
   }
   switch (ev.type) {
     case EventType::kAlloc:
@@ -149,31 +145,31 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
       if (family_ == Family::kAll)
         ProcessMemory(ev, slot);
       if (ev.tid != 0)
-        ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
+        ApiTime(ev, t, ev.api, slot);  // tid 0: a CUPTI record, not a call
       break;
     case EventType::kApi:
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kLaunch:
-      OnLaunch(ev, slot);
-      ApiTime(ev, ev.api != 0 ? ev.api : kLaunchApiId, slot);
+      OnLaunch(ev, t, slot);
+      ApiTime(ev, t, ev.api != 0 ? ev.api : kLaunchApiId, slot);
       break;
     case EventType::kKernel:
       OnKernel(ev, slot);
       break;
     case EventType::kSync:
-      SyncTime(ev, slot);
+      SyncTime(ev, t, slot);
       break;
     case EventType::kPush:
-      OnPush(ev, slot);
+      OnPush(ev, t != nullptr ? *t : Thread(0), slot);
       NoteBoundaryRanges(ev);
       break;
     case EventType::kPop:
-      OnPop(ev);
+      OnPop(ev, t != nullptr ? *t : Thread(0));
       NoteBoundaryRanges(ev);
       break;
     default:
-      ProcessOther(ev, slot);
+      ProcessOther(ev, t, slot);
       break;
   }
   if (ev.tid == boundary_tid_ && ev.tid != 0) {
@@ -183,14 +179,14 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   }
 }
 
-void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
+void Aggregator::ProcessOther(const Event& ev, ThreadState* t, uint32_t slot) {
   switch (ev.type) {
     case EventType::kVmm:
     case EventType::kCreate:
     case EventType::kDestroy:
       if (family_ == Family::kAll)
         ProcessMemory(ev, slot);
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kGauge:
     case EventType::kHeap:
@@ -204,7 +200,7 @@ void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
     case EventType::kCopy:
       SlotAdd(a_.copies, slot, 1);
       SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
@@ -300,20 +296,19 @@ void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t den
   AttributeApi(sig, dense, name, dur);  // creates the parts now, in the order of a walk per call
 }
 
-void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
+void Aggregator::ApiTime(const Event& ev, ThreadState* t, uint32_t api, uint32_t slot) {
   const uint32_t i = api_index_.Get(api, &a_.api_names, &a_.apis);
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(s.ns, slot, dur);
-  if (ev.tid == 0 || dur == 0)
+  if (t == nullptr || dur == 0)
     return;
-  ThreadState& t = Thread(ev.tid);
-  if (iteration_tid_ != 0 || Helper(ev.tid, t)) [[unlikely]] {
-    ApiTimeOffRanges(ev, t, i, api, slot, dur);
+  if (iteration_tid_ != 0 || Helper(ev.tid, *t)) [[unlikely]] {
+    ApiTimeOffRanges(ev, *t, i, api, slot, dur);
     return;
   }
-  PendApiTime(t, i, api, dur);
+  PendApiTime(*t, i, api, dur);
 }
 
 void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, uint32_t api,
@@ -361,12 +356,12 @@ void Aggregator::FlushApiTime(ThreadState& t) {
   t.pending_api.clear();
 }
 
-void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
+void Aggregator::SyncTime(const Event& ev, ThreadState* t, uint32_t slot) {
   const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names, &a_.syncs);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);
-  if (ev.tid == 0 || dur == 0)
+  if (t == nullptr || dur == 0)
     return;
   // Waits count only on their own thread: a helper waiting for its own stream (a loader's copy)
   // while the iteration thread works would read as the iteration thread's wait.
@@ -375,8 +370,7 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, r, i, ev.api), slot, dur);
   }
-  ThreadState& t = Thread(ev.tid);
-  for (const OpenRange& o : t.open) {
+  for (const OpenRange& o : t->open) {
     if (o.dup)
       continue;
     SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
@@ -384,8 +378,7 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   }
 }
 
-void Aggregator::OnPush(const Event& ev, uint32_t slot) {
-  ThreadState& t = Thread(ev.tid);
+void Aggregator::OnPush(const Event& ev, ThreadState& t, uint32_t slot) {
   OpenRange o;
   o.range = RangeIndex(ev.domain, ev.name);
   // The same range still open from an earlier iteration: its pop was lost (dropped events), as
@@ -423,8 +416,7 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
   SlotAdd(r.count, o.slot, 1);
 }
 
-void Aggregator::OnPop(const Event& ev) {
-  ThreadState& t = Thread(ev.tid);
+void Aggregator::OnPop(const Event& ev, ThreadState& t) {
   for (size_t i = t.open.size(); i-- > 0;) {
     if (t.open[i].id == ~uint64_t{0} && t.open[i].domain == ev.domain) {
       ++a_.ranges[t.open[i].range].instances_by_tid[ev.tid];
@@ -465,17 +457,16 @@ void Aggregator::OnRangeEnd(const Event& ev) {
   }
 }
 
-void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
+void Aggregator::OnLaunch(const Event& ev, const ThreadState* t, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0)
     return;
   uint32_t sig = 0;
   bool helper = false;
-  if (ev.tid != 0) {
-    const ThreadState& t = Thread(ev.tid);
-    helper = Helper(ev.tid, t);
-    sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(t);
+  if (t != nullptr) {
+    helper = Helper(ev.tid, *t);
+    sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(*t);
   }
   const bool on_iteration_thread =
       ev.tid != 0 && iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper);
@@ -639,6 +630,12 @@ void Aggregator::Finish() {
   for (auto& [tid, t] : threads_) {
     FlushApiTime(t);
     t.open.clear();
+    if (t.events != 0) {
+      ThreadRecord& r = a_.threads[tid];
+      r.events += t.events;
+      r.cuda_calls += t.cuda_calls;
+      t.events = t.cuda_calls = 0;
+    }
   }
   launches_ = std::vector<PendingLaunch>();
   early_kernels_.clear();

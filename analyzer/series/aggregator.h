@@ -114,6 +114,10 @@ class Aggregator {
     std::vector<OpenRange> open;
     std::vector<PendingApiTime> pending_api;
     bool cut = false;  // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
+    // The thread's events and CUDA calls, added to Aggregates::threads at Finish(): Process()
+    // looks the state up once per event for its handlers, and a second lookup of the record
+    // cost as much again.
+    uint64_t events = 0, cuda_calls = 0;
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -166,8 +170,10 @@ class Aggregator {
   SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
                    uint32_t range, uint32_t dense, uint32_t name);
 
-  void ProcessOther(const trace::Event& ev, uint32_t slot);  // the rarer event types
-  void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  // The handlers take the state of the event's thread, which Process() looked up: nullptr for
+  // tid 0 (GPU-side records), whose state none of them needs.
+  void ProcessOther(const trace::Event& ev, ThreadState* t, uint32_t slot);  // rarer types
+  void ApiTime(const trace::Event& ev, ThreadState* t, uint32_t api, uint32_t slot);
   // ApiTime() on the iteration thread of a pseudo range, or on a helper.
   void ApiTimeOffRanges(const trace::Event& ev, ThreadState& t, uint32_t i, uint32_t api,
                         uint32_t slot, double dur);
@@ -196,14 +202,14 @@ class Aggregator {
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
   void FlushApiTime(ThreadState& t);
-  void SyncTime(const trace::Event& ev, uint32_t slot);
-  void OnPush(const trace::Event& ev, uint32_t slot);
-  void OnPop(const trace::Event& ev);
+  void SyncTime(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void OnPush(const trace::Event& ev, ThreadState& t, uint32_t slot);
+  void OnPop(const trace::Event& ev, ThreadState& t);
   void OnRangeStart(const trace::Event& ev, uint32_t slot);
   void OnRangeEnd(const trace::Event& ev);
   void CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count = true);
   static constexpr size_t kMaxOpenRanges = 256;
-  void OnLaunch(const trace::Event& ev, uint32_t slot);
+  void OnLaunch(const trace::Event& ev, const ThreadState* t, uint32_t slot);
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
   // Time under one signature, per kernel (GPU time) or per API (API time), not yet added to the
@@ -296,8 +302,6 @@ class Aggregator {
   absl::flat_hash_map<uint32_t, ThreadState> threads_;
   uint32_t last_tid_ = ~0u;
   ThreadState* last_thread_ = nullptr;
-  uint32_t last_record_tid_ = ~0u;
-  ThreadRecord* last_record_ = nullptr;
 
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
   absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
