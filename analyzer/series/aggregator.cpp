@@ -297,6 +297,37 @@ void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t den
 }
 
 void Aggregator::ApiTime(const Event& ev, ThreadState* t, uint32_t api, uint32_t slot) {
+  // A known API with its series' cells hot, and its time pended by signature or going nowhere.
+  if (const int32_t i = api_index_.Find(api); i >= 0) [[likely]] {
+    ApiSeries& s = a_.apis[static_cast<size_t>(i)];
+    double* calls = s.calls.HotCell(slot);
+    double* ns = s.ns.HotCell(slot);
+    const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+    if (calls != nullptr && ns != nullptr) [[likely]] {
+      // No thread's time (a GPU-side record, or no time), or that of a thread with no range
+      // open that is not a helper: only the API's series.
+      const bool nowhere = t == nullptr || dur == 0;
+      if (nowhere || (iteration_tid_ == 0 && !Helper(ev.tid, *t))) [[likely]] {
+        if (nowhere || t->open.empty()) {
+          *calls += 1;
+          *ns += dur;
+          return;
+        }
+        const uint32_t sig = Signature(*t);
+        PendingRangeTime& p = pending_apis_[PendingIndex(sig, static_cast<uint32_t>(i))];
+        if (!t->cut && sig != 0 && Pendable(p, sig, static_cast<uint32_t>(i), dur)) [[likely]] {
+          *calls += 1;
+          *ns += dur;
+          p.ns += dur;
+          return;
+        }
+      }
+    }
+  }
+  ApiTimeAny(ev, t, api, slot);
+}
+
+void Aggregator::ApiTimeAny(const Event& ev, ThreadState* t, uint32_t api, uint32_t slot) {
   const uint32_t i = api_index_.Get(api, &a_.api_names, &a_.apis);
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
@@ -458,6 +489,29 @@ void Aggregator::OnRangeEnd(const Event& ev) {
 }
 
 void Aggregator::OnLaunch(const Event& ev, const ThreadState* t, uint32_t slot) {
+  // A known kernel with its cell hot, launched off a helper thread, no kernel record waiting.
+  if (const int32_t k = kernel_index_.Find(ev.name); k >= 0) [[likely]] {
+    double* launches = a_.kernels[static_cast<size_t>(k)].launches.HotCell(slot);
+    if (launches != nullptr && early_kernels_.empty() && (t == nullptr || !Helper(ev.tid, *t)))
+        [[likely]] {
+      *launches += 1;
+      if (ev.corr == 0)
+        return;
+      PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
+      p.corr = ev.corr;
+      p.ts = ev.ts;
+      p.sig = t != nullptr ? Signature(*t) : 0;
+      p.slot = slot;
+      p.kernel = ev.name;
+      p.graph = ev.handle != 0;
+      p.on_iteration_thread = t != nullptr && iteration_tid_ != 0 && ev.tid == iteration_tid_;
+      return;
+    }
+  }
+  OnLaunchAny(ev, t, slot);
+}
+
+void Aggregator::OnLaunchAny(const Event& ev, const ThreadState* t, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0)
@@ -538,6 +592,34 @@ void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kern
 }
 
 void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
+  // The common case, tested before anything is written and done without a call (so without
+  // registers to save, a sixth of the handler): a known kernel whose launch waits, settled and
+  // off the iteration thread, with its (signature, kernel) pair pending and its series' cells on
+  // their hot pages. The effects are those of OnKernelAny(), which does everything else.
+  const int32_t k = kernel_index_.Find(ev.name);
+  PendingLaunch& launch = launches_[ev.corr & (kLaunchWindow - 1)];
+  if (k >= 0 && ev.corr != 0 && launch.corr == ev.corr && launch.sig != kUnsettled &&
+      !launch.on_iteration_thread) [[likely]] {
+    KernelSeries& s = a_.kernels[static_cast<size_t>(k)];
+    double* executions = s.executions.HotCell(launch.slot);
+    double* gpu_ns = s.gpu_ns.HotCell(launch.slot);
+    const double d = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+    PendingRangeTime& p = pending_kernels_[PendingIndex(launch.sig, static_cast<uint32_t>(k))];
+    if (executions != nullptr && gpu_ns != nullptr &&
+        (launch.sig == 0 || Pendable(p, launch.sig, static_cast<uint32_t>(k), d))) [[likely]] {
+      if (launch.sig != 0)
+        p.ns += d;
+      if (!launch.graph)
+        launch.corr = 0;
+      *executions += 1;
+      *gpu_ns += d;
+      return;
+    }
+  }
+  OnKernelAny(ev, slot);
+}
+
+void Aggregator::OnKernelAny(const Event& ev, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   uint32_t kslot = slot;
   PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
