@@ -79,7 +79,7 @@ SlotVec& Aggregator::NewPart(std::vector<Aggregates::Part>& parts,
   return parts[static_cast<size_t>(row[dense])].ns;
 }
 
-uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
+uint32_t Aggregator::FindRangeIndex(uint32_t domain, uint32_t name) {
   auto [it, inserted] =
       range_index_.try_emplace(Pair(domain, name), static_cast<uint32_t>(a_.ranges.size()));
   if (inserted) {
@@ -88,12 +88,15 @@ uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
     r.domain = domain;
     a_.ranges.push_back(std::move(r));
   }
+  if (name < DenseIndex::kDirect) {
+    if (name >= range_by_name_.size())
+      range_by_name_.resize(std::max<size_t>(name + 1, range_by_name_.size() * 2), -1);
+    range_by_name_[name] = static_cast<int32_t>(it->second);
+  }
   return it->second;
 }
 
-uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
-  if (o.dup)
-    return parent;
+uint32_t Aggregator::NewChildSignature(uint32_t parent, const OpenRange& o) {
   auto [it, inserted] = sig_child_.try_emplace(std::make_tuple(parent, o.range, o.slot),
                                                static_cast<uint32_t>(sigs_.size()));
   if (inserted)
@@ -379,7 +382,7 @@ void Aggregator::AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name,
   }
 }
 
-void Aggregator::FlushApiTime(ThreadState& t) {
+void Aggregator::FlushPendingApiTime(ThreadState& t) {
   for (const PendingApiTime& p : t.pending_api) {
     if (p.ns != 0)
       AddApiTime(t, p.dense, p.name, p.ns);
@@ -450,7 +453,7 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
 void Aggregator::OnPop(const Event& ev, ThreadState& t) {
   for (size_t i = t.open.size(); i-- > 0;) {
     if (t.open[i].id == ~uint64_t{0} && t.open[i].domain == ev.domain) {
-      ++a_.ranges[t.open[i].range].instances_by_tid[ev.tid];
+      CountInstance(t.open[i].range, ev.tid);
       CloseRange(t, i, ev.ts);
       return;
     }
@@ -481,7 +484,7 @@ void Aggregator::OnRangeEnd(const Event& ev) {
   ThreadState& t = Thread(tid);
   for (size_t i = t.open.size(); i-- > 0;) {
     if (t.open[i].id == ev.addr) {
-      ++a_.ranges[t.open[i].range].instances_by_tid[tid];
+      CountInstance(t.open[i].range, tid);
       CloseRange(t, i, ev.ts);
       return;
     }
@@ -702,6 +705,7 @@ void Aggregator::OnIdentity(const Event& ev) {
 void Aggregator::Finish() {
   CountEvents();
   FlushRangeTime();
+  for (PendingInstances& p : pending_instances_) FlushInstances(p);
   for (int64_t i = 0; i <= kShortLives; ++i) {
     if (short_lives_[i] != 0)
       a_.lifetime_iterations[static_cast<int>(i - 1)] += short_lives_[i];

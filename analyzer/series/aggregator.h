@@ -38,10 +38,11 @@ class DenseIndex {
   // The dense index of id, or -1 when it has none yet or is 2^24 or above; adds nothing.
   int32_t Find(uint32_t id) const { return id < direct_.size() ? direct_[id] : -1; }
 
+  static constexpr uint32_t kDirect = 1u << 24;  // ids below: in the vector; others hashed
+
  private:
   uint32_t Add(uint32_t id, std::vector<uint32_t>* ids);  // a new id, or one of 2^24 and above
 
-  static constexpr uint32_t kDirect = 1u << 24;
   std::vector<int32_t> direct_;
   absl::flat_hash_map<uint32_t, uint32_t> other_;
 };
@@ -152,9 +153,31 @@ class Aggregator {
   uint32_t Signature(const ThreadState& t) const {
     return t.open.empty() ? 0 : t.open.back().sig_after;
   }
-  uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
+  // The child of signature parent for open range o (parent itself when o is a duplicate). A
+  // direct-mapped memo of the children asked last answers most pushes without hashing.
+  uint32_t ChildSignature(uint32_t parent, const OpenRange& o) {
+    if (o.dup)
+      return parent;
+    ChildMemo& m =
+        child_memo_[((parent * 31 + o.range) * 31 + o.slot) * 0x9E3779B1u >> kChildMemoShift];
+    if (m.sig != 0 && m.parent == parent && m.range == o.range && m.slot == o.slot) [[likely]]
+      return m.sig;
+    m = {parent, o.range, o.slot, NewChildSignature(parent, o)};
+    return m.sig;
+  }
+  uint32_t NewChildSignature(uint32_t parent, const OpenRange& o);
   void Open(ThreadState& t, OpenRange o);
-  uint32_t RangeIndex(uint32_t domain, uint32_t name);
+  // The range of (domain, name). Most names come with one domain: the range last found for a
+  // name answers without hashing when its domain matches.
+  uint32_t RangeIndex(uint32_t domain, uint32_t name) {
+    if (name < range_by_name_.size()) [[likely]] {
+      if (const int32_t r = range_by_name_[name];
+          r >= 0 && a_.ranges[static_cast<size_t>(r)].domain == domain) [[likely]]
+        return static_cast<uint32_t>(r);
+    }
+    return FindRangeIndex(domain, name);
+  }
+  uint32_t FindRangeIndex(uint32_t domain, uint32_t name);
   uint32_t KernelIndex(uint32_t name) {
     return kernel_index_.Get(name, &a_.kernel_names, &a_.kernels);
   }
@@ -207,7 +230,11 @@ class Aggregator {
   // Adds dur of API `dense` (string id name) to every range open on the thread.
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
-  void FlushApiTime(ThreadState& t);
+  void FlushApiTime(ThreadState& t) {
+    if (!t.pending_api.empty()) [[unlikely]]
+      FlushPendingApiTime(t);
+  }
+  void FlushPendingApiTime(ThreadState& t);
   void SyncTime(const trace::Event& ev, ThreadState* t, uint32_t slot);
   void OnPush(const trace::Event& ev, ThreadState& t, uint32_t slot);
   void OnPop(const trace::Event& ev, ThreadState& t);
@@ -321,6 +348,35 @@ class Aggregator {
   };
   std::vector<SignatureNode> sigs_;  // [0]: no open range
   absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sig_child_;
+  struct ChildMemo {
+    uint32_t parent = 0, range = 0, slot = 0, sig = 0;  // sig 0: empty
+  };
+  static constexpr uint32_t kChildMemoShift = 24;  // 256 entries
+  ChildMemo child_memo_[1u << (32 - kChildMemoShift)];
+  std::vector<int32_t> range_by_name_;  // name (below 2^24) → range last found for it, or −1
+  // Instances of a range per thread (RangeSeries::instances_by_tid), counted here by (range,
+  // thread), direct-mapped, and added to the map when another pair takes the entry or at
+  // Finish(): a hash map increment per pop cost as much as the rest of it.
+  struct PendingInstances {
+    uint32_t range = 0, tid = 0;
+    uint64_t n = 0;  // 0: empty
+  };
+  static constexpr size_t kPendingInstances = 16;
+  PendingInstances pending_instances_[kPendingInstances];
+  void CountInstance(uint32_t range, uint32_t tid) {
+    PendingInstances& p = pending_instances_[(range * 31 + tid) & (kPendingInstances - 1)];
+    if (p.range == range && p.tid == tid) [[likely]] {
+      ++p.n;
+      return;
+    }
+    FlushInstances(p);
+    p = {range, tid, 1};
+  }
+  void FlushInstances(PendingInstances& p) {
+    if (p.n != 0)
+      a_.ranges[p.range].instances_by_tid[p.tid] += p.n;
+    p.n = 0;
+  }
 
   std::vector<PendingLaunch> launches_;  // kLaunchWindow entries
   // Correlation ids of allocation and free callbacks, by id modulo the window: a CUPTI MEMORY2
