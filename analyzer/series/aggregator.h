@@ -197,7 +197,14 @@ class Aggregator {
 
   // The handlers take the state of the event's thread, which Process() looked up: nullptr for
   // tid 0 (GPU-side records), whose state none of them needs.
-  void ProcessOther(const trace::Event& ev, ThreadState* t, uint32_t slot);  // rarer types
+  void ProcessAny(const trace::Event& ev, uint32_t slot);  // Process() off its common case
+  // Counts the event on its thread (and notes the boundary thread's progress).
+  [[gnu::always_inline]] inline void Count(const trace::Event& ev, ThreadState* t);
+  // The handler of the event's type, called last (a jump).
+  [[gnu::always_inline]] inline void Dispatch(const trace::Event& ev, ThreadState* t,
+                                              uint32_t slot);
+  void OnAllocOrFree(const trace::Event& ev, ThreadState* t, uint32_t slot);  // Family::kAll
+  void ProcessOther(const trace::Event& ev, ThreadState* t, uint32_t slot);   // rarer types
   // The hot handlers (ApiTime, OnLaunch, OnKernel) test for their common case before writing
   // anything and do it without a call, so without registers to save (a sixth of a handler);
   // their ...Any() version does the same and everything else.
@@ -236,14 +243,18 @@ class Aggregator {
   }
   void FlushPendingApiTime(ThreadState& t);
   void SyncTime(const trace::Event& ev, ThreadState* t, uint32_t slot);
-  void OnPush(const trace::Event& ev, ThreadState& t, uint32_t slot);
-  void OnPop(const trace::Event& ev, ThreadState& t);
+  // Push and pop, then NoteBoundaryRanges().
+  void OnPush(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void OnPop(const trace::Event& ev, ThreadState* t);
   void OnRangeStart(const trace::Event& ev, uint32_t slot);
   void OnRangeEnd(const trace::Event& ev);
   void CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count = true);
   static constexpr size_t kMaxOpenRanges = 256;
-  void OnLaunch(const trace::Event& ev, const ThreadState* t, uint32_t slot);
-  void OnLaunchAny(const trace::Event& ev, const ThreadState* t, uint32_t slot);
+  // A launch: the kernel's launch count, the launch waiting for its kernel's record, and the
+  // API call (ApiTime()).
+  void OnLaunch(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void OnLaunchAny(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void NoteLaunch(const trace::Event& ev, const ThreadState* t, uint32_t slot);  // but the call
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void OnKernelAny(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
@@ -331,6 +342,9 @@ class Aggregator {
   HostFunctionCollector host_functions_{&a_.host_functions};
   RangeTimeline timeline_;
   uint32_t boundary_sig_ = 0;  // the boundary thread's signature last given to timeline_
+  // The timestamp of the boundary thread's last event: timeline_'s horizon from the next event
+  // on (Process() advances it then, so that its handler comes last; Advance is a maximum).
+  int64_t boundary_ts_ = INT64_MIN;
   int64_t boundary_change_ts_ = INT64_MIN;
   std::deque<Borrowed> borrowed_;
 
