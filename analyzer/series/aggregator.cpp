@@ -60,7 +60,10 @@ uint32_t DenseIndex::Add(uint32_t id, std::vector<uint32_t>* ids) {
 }
 
 Aggregator::ThreadState& Aggregator::FindThread(uint32_t tid) {
-  last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
+  auto [it, inserted] = threads_.try_emplace(tid);
+  if (inserted)
+    it->second.may_help = boundary_tid_ != 0 && tid != boundary_tid_;
+  last_thread_ = &it->second;  // flat_hash_map: pointers change on rehash, so re-fetch
   last_tid_ = tid;
   return *last_thread_;
 }
@@ -357,7 +360,7 @@ void Aggregator::ApiTime(const Event& ev, ThreadState* t, uint32_t api, uint32_t
       // No thread's time (a GPU-side record, or no time), or that of a thread with no range
       // open that is not a helper: only the API's series.
       const bool nowhere = t == nullptr || dur == 0;
-      if (nowhere || (iteration_tid_ == 0 && !Helper(ev.tid, *t))) [[likely]] {
+      if (nowhere || (iteration_tid_ == 0 && !Helper(*t))) [[likely]] {
         if (nowhere || t->open.empty()) {
           *calls += 1;
           *ns += dur;
@@ -385,7 +388,7 @@ void Aggregator::ApiTimeAny(const Event& ev, ThreadState* t, uint32_t api, uint3
   SlotAdd(s.ns, slot, dur);
   if (t == nullptr || dur == 0)
     return;
-  if (iteration_tid_ != 0 || Helper(ev.tid, *t)) [[unlikely]] {
+  if (iteration_tid_ != 0 || Helper(*t)) [[unlikely]] {
     ApiTimeOffRanges(ev, *t, i, api, slot, dur);
     return;
   }
@@ -394,7 +397,7 @@ void Aggregator::ApiTimeAny(const Event& ev, ThreadState* t, uint32_t api, uint3
 
 void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, uint32_t api,
                                   uint32_t slot, double dur) {
-  const bool helper = Helper(ev.tid, t);
+  const bool helper = Helper(t);
   if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].api_ns, slot, dur);
@@ -451,11 +454,41 @@ void Aggregator::SyncTime(const Event& ev, ThreadState* t, uint32_t slot) {
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, r, i, ev.api), slot, dur);
   }
+  if (t->open.empty())
+    return;
+  // By signature, as API time (PendApiTime()): the signature's ranges are the thread's open ones
+  // but the duplicates, unless it forgot one.
+  if (!t->cut) [[likely]] {
+    const uint32_t sig = Signature(*t);
+    if (sig == 0)
+      return;
+    PendingRangeTime& p = pending_syncs_[PendingIndex(sig, i)];
+    if (Pendable(p, sig, i, dur)) [[likely]] {
+      p.ns += dur;
+      return;
+    }
+    if (p.ns != 0)
+      AttributeSync(p.sig, p.dense, p.name, p.ns);
+    p = {sig, i, ev.api, 0};
+    AttributeSync(sig, i, ev.api, dur);  // creates the parts now, in the order of a walk per call
+    return;
+  }
   for (const OpenRange& o : t->open) {
     if (o.dup)
       continue;
     SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, o.range, i, ev.api), o.slot, dur);
+  }
+}
+
+void Aggregator::AttributeSync(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
+  uint32_t chain[kMaxOpenRanges];
+  size_t n = 0;
+  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
+  while (n > 0) {
+    const SignatureNode& node = sigs_[chain[--n]];
+    SlotAdd(a_.ranges[node.range].sync_ns, node.slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, node.range, dense, name), node.slot, dur);
   }
 }
 
@@ -486,10 +519,14 @@ void Aggregator::OnPush(const Event& ev, ThreadState* thread, uint32_t slot) {
 void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count) {
   FlushApiTime(t);
   const OpenRange o = t.open[index];
-  t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
-  // Closing a range below the top (start/end ranges do that) changes the signatures above it.
-  for (size_t j = index; j < t.open.size(); ++j) {
-    t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
+  if (index + 1 == t.open.size()) [[likely]] {
+    t.open.pop_back();  // the top one: no signature above it to change
+  } else {
+    t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
+    // Closing a range below the top (start/end ranges do that) changes the signatures above it.
+    for (size_t j = index; j < t.open.size(); ++j) {
+      t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
+    }
   }
   if (o.dup || !count)
     return;
@@ -550,8 +587,7 @@ void Aggregator::OnLaunch(const Event& ev, ThreadState* t, uint32_t slot) {
   // then the API call (ApiTime() last: a jump).
   if (const int32_t k = kernel_index_.Find(ev.name); k >= 0) [[likely]] {
     double* launches = a_.kernels[static_cast<size_t>(k)].launches.HotCell(slot);
-    if (launches != nullptr && early_kernels_.empty() && (t == nullptr || !Helper(ev.tid, *t)))
-        [[likely]] {
+    if (launches != nullptr && early_kernels_.empty() && (t == nullptr || !Helper(*t))) [[likely]] {
       *launches += 1;
       if (ev.corr != 0) {
         PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
@@ -583,7 +619,7 @@ void Aggregator::NoteLaunch(const Event& ev, const ThreadState* t, uint32_t slot
   uint32_t sig = 0;
   bool helper = false;
   if (t != nullptr) {
-    helper = Helper(ev.tid, *t);
+    helper = Helper(*t);
     sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(*t);
   }
   const bool on_iteration_thread =
@@ -644,6 +680,11 @@ void Aggregator::FlushRangeTime() {
   for (PendingRangeTime& p : pending_apis_) {
     if (p.ns != 0)
       AttributeApi(p.sig, p.dense, p.name, p.ns);
+    p = {};
+  }
+  for (PendingRangeTime& p : pending_syncs_) {
+    if (p.ns != 0)
+      AttributeSync(p.sig, p.dense, p.name, p.ns);
     p = {};
   }
 }

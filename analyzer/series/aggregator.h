@@ -116,7 +116,8 @@ class Aggregator {
   struct ThreadState {
     std::vector<OpenRange> open;
     std::vector<PendingApiTime> pending_api;
-    bool cut = false;  // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
+    bool cut = false;       // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
+    bool may_help = false;  // not the boundary thread, and there is one (Helper())
     // The thread's events and CUDA calls, added to Aggregates::threads at Finish(): Process()
     // looks the state up once per event for its handlers, and a second lookup of the record
     // cost as much again.
@@ -290,11 +291,14 @@ class Aggregator {
                           int64_t dur);
   // Adds dur of API `dense` to the ranges of signature sig.
   void AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur);
+  // Adds dur of sync API `dense` to the ranges of signature sig.
+  void AttributeSync(uint32_t sig, uint32_t dense, uint32_t name, double dur);
   void PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
                        double dur);
   void FlushRangeTime();
   PendingRangeTime pending_kernels_[kPendingRangeTimes];
   PendingRangeTime pending_apis_[kPendingRangeTimes];
+  PendingRangeTime pending_syncs_[kPendingRangeTimes];
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   // Helper threads' work (series/borrowed_ranges.h).
   static constexpr uint32_t kUnsettled = ~0u;
@@ -307,9 +311,7 @@ class Aggregator {
     BorrowKind kind;
   };
   // A helper: a thread other than the boundary thread with no range of its own open.
-  bool Helper(uint32_t tid, const ThreadState& t) const {
-    return boundary_tid_ != 0 && tid != boundary_tid_ && t.open.empty();
-  }
+  static bool Helper(const ThreadState& t) { return t.may_help && t.open.empty(); }
   void Borrow(const Borrowed& b);
   void Settle(const Borrowed& b, uint32_t sig);
   void SettleBorrowed(bool all);
