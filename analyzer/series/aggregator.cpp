@@ -143,7 +143,6 @@ void Aggregator::Process(const Event& ev, uint32_t slot) {
   if (family_ != Family::kMemory && slot == counted_slot_ && borrowed_.empty() &&
       (ev.tid == 0 || (ev.tid == last_tid_ && last_thread_ != nullptr))) [[likely]] {
     timeline_.Advance(boundary_ts_);
-    ++a_.events;
     ++counted_events_;
     a_.first_ts = std::min(a_.first_ts, ev.ts);
     a_.last_ts = std::max(a_.last_ts, ev.ts);
@@ -168,7 +167,6 @@ void Aggregator::ProcessAny(const Event& ev, uint32_t slot) {
   timeline_.Advance(boundary_ts_);
   if (!borrowed_.empty()) [[unlikely]]
     SettleBorrowed(false);
-  ++a_.events;
   if (slot != counted_slot_) [[unlikely]] {
     CountEvents();
     counted_slot_ = slot;
