@@ -351,13 +351,12 @@ void Aggregator::ApiTime(const Event& ev, ThreadState* t, uint32_t api, uint32_t
   // A known API with its series' cells hot, and its time pended by signature or going nowhere.
   if (const int32_t i = api_index_.Find(api); i >= 0) [[likely]] {
     ApiSeries& s = a_.apis[static_cast<size_t>(i)];
-    double* calls = s.calls.HotCell(slot);
-    double* ns = s.ns.HotCell(slot);
+    double *calls, *ns;
     const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
-    if (calls != nullptr && ns != nullptr) [[likely]] {
+    if (s.calls.HotCell(slot, &calls) && s.ns.HotCell(slot, &ns)) [[likely]] {
       // No thread's time (a GPU-side record, or no time), or that of a thread with no range
       // open that is not a helper: only the API's series.
-      const bool nowhere = t == nullptr || dur == 0;
+      const bool nowhere = t == nullptr || ev.dur <= 0;
       if (nowhere || (iteration_tid_ == 0 && !Helper(*t))) [[likely]] {
         if (nowhere || t->open.empty()) {
           *calls += 1;
@@ -584,8 +583,9 @@ void Aggregator::OnLaunch(const Event& ev, ThreadState* t, uint32_t slot) {
   // A known kernel with its cell hot, launched off a helper thread, no kernel record waiting;
   // then the API call (ApiTime() last: a jump).
   if (const int32_t k = kernel_index_.Find(ev.name); k >= 0) [[likely]] {
-    double* launches = a_.kernels[static_cast<size_t>(k)].launches.HotCell(slot);
-    if (launches != nullptr && early_kernels_.empty() && (t == nullptr || !Helper(*t))) [[likely]] {
+    double* launches;
+    if (a_.kernels[static_cast<size_t>(k)].launches.HotCell(slot, &launches) &&
+        early_kernels_.empty() && (t == nullptr || !Helper(*t))) [[likely]] {
       *launches += 1;
       if (ev.corr != 0) {
         PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
@@ -704,11 +704,10 @@ void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
   if (k >= 0 && ev.corr != 0 && launch.corr == ev.corr && launch.sig != kUnsettled &&
       !launch.on_iteration_thread) [[likely]] {
     KernelSeries& s = a_.kernels[static_cast<size_t>(k)];
-    double* executions = s.executions.HotCell(launch.slot);
-    double* gpu_ns = s.gpu_ns.HotCell(launch.slot);
+    double *executions, *gpu_ns;
     const double d = static_cast<double>(std::max<int64_t>(ev.dur, 0));
     PendingRangeTime& p = pending_kernels_[PendingIndex(launch.sig, static_cast<uint32_t>(k))];
-    if (executions != nullptr && gpu_ns != nullptr &&
+    if (s.executions.HotCell(launch.slot, &executions) && s.gpu_ns.HotCell(launch.slot, &gpu_ns) &&
         (launch.sig == 0 || Pendable(p, launch.sig, static_cast<uint32_t>(k), d))) [[likely]] {
       if (launch.sig != 0)
         p.ns += d;
