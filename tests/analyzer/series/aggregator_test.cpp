@@ -320,16 +320,16 @@ analysis::Report AnalyzeWith(const TraceBuilder& b, int jobs, const std::string&
 // time is the sum of its waits in every iteration, on one thread or several.
 TEST(Model, SyncTimeSumsSurviveManySyncApis) {
   TraceBuilder b;
-  constexpr int kApis = 100;
+  constexpr int kCalls = 210, kApis = 70;  // each API three times an iteration, 70 > 64 entries
   std::vector<double> it_sync(kIterations, 0), step_sync(kIterations, 0);
   for (int i = 0; i < kIterations; ++i) {
     const int64_t t = 10000000LL * (i + 1);
     b.Push(t, "it");
     b.Push(t + 10, "step");
     int64_t ts = t + 100;
-    for (int k = 0; k < kApis; ++k) {
+    for (int k = 0; k < kCalls; ++k) {
       const int64_t dur = 7 + (k * 13 + i * 3) % 29;
-      b.Sync(ts, dur, format::SyncKind::kStream, "sync" + std::to_string(k));
+      b.Sync(ts, dur, format::SyncKind::kStream, "sync" + std::to_string(k % kApis));
       it_sync[i] += static_cast<double>(dur);
       step_sync[i] += static_cast<double>(dur);
       ts += 100;
