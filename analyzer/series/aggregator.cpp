@@ -35,6 +35,8 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
     launches_.resize(kLaunchWindow);
   if (family != Family::kOthers)
     callback_corr_.resize(kCallbackWindow);
+  if (family == Family::kMemory)
+    counted_slot_ = kNone;
   sigs_.emplace_back();  // signature 0: no open range
   if (iteration_tid != 0) {
     a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
@@ -138,10 +140,10 @@ constexpr std::array<uint8_t, 256> kCudaCalls = [] {
 
 void Aggregator::Process(const Event& ev, uint32_t slot) {
   // The common case calls nothing but its handler, last (a jump): no registers to save, a fifth
-  // of the dispatch. Off it: the allocation family alone, a new slot, parked helper work (to
-  // settle), a thread other than the last one.
-  if (family_ != Family::kMemory && slot == counted_slot_ && borrowed_.empty() &&
-      (ev.tid == 0 || (ev.tid == last_tid_ && last_thread_ != nullptr))) [[likely]] {
+  // of the dispatch. Off it: a new slot (always, for the allocation family: counted_slot_ is
+  // kNone), parked helper work to settle, a thread other than the last one.
+  if (slot == counted_slot_ && borrowed_.empty() && (ev.tid == 0 || ev.tid == last_tid_))
+      [[likely]] {
     timeline_.Advance(boundary_ts_);
     ++counted_events_;
     a_.first_ts = std::min(a_.first_ts, ev.ts);

@@ -147,7 +147,7 @@ class Aggregator {
   };
 
   ThreadState& Thread(uint32_t tid) {
-    if (tid != last_tid_ || last_thread_ == nullptr) [[unlikely]]
+    if (tid != last_tid_) [[unlikely]]
       return FindThread(tid);
     return *last_thread_;
   }
@@ -353,7 +353,10 @@ class Aggregator {
   std::deque<Borrowed> borrowed_;
 
   absl::flat_hash_map<uint32_t, ThreadState> threads_;
-  uint32_t last_tid_ = ~0u;
+  // The thread last looked up. 64 bits: kNone, the start, equals no thread id (32 bits; every
+  // value is one), so one comparison tells a hit.
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  uint64_t last_tid_ = kNone;
   ThreadState* last_thread_ = nullptr;
 
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
@@ -416,12 +419,15 @@ class Aggregator {
   static constexpr int64_t kShortLives = 64;
   uint64_t short_lives_[kShortLives + 1] = {};  // [lived + 1]
   // Events per slot, counted here while the slot stays the same (Aggregates::events_per_slot).
-  uint32_t counted_slot_ = 0;
+  // kNone (no slot) for the allocation family, which counts nothing: Process() then leaves its
+  // common case on the slot test alone, without testing the family.
+  uint64_t counted_slot_ = 0;
   uint64_t counted_events_ = 0;
   // Also Aggregates::events, here rather than per event.
   void CountEvents() {
     if (counted_events_ != 0)
-      SlotAdd(a_.events_per_slot, counted_slot_, static_cast<double>(counted_events_));
+      SlotAdd(a_.events_per_slot, static_cast<uint32_t>(counted_slot_),
+              static_cast<double>(counted_events_));
     a_.events += counted_events_;
     counted_events_ = 0;
   }
