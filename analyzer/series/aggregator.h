@@ -334,7 +334,16 @@ class Aggregator {
   uint32_t AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack);
   void Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime);
   // Remembers a free for the loop's survivors (Aggregates::recent_frees).
-  void NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type = -1);
+  // Inline when the free's slot is the latest and there is room: every free comes here.
+  void NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type = -1) {
+    std::vector<Aggregates::FreedAlloc>& frees = a_.recent_frees;
+    if (slot == a_.recent_free_slot && frees.size() < frees.capacity()) [[likely]] {
+      frees.push_back({addr, live, slot, handle_type});
+      return;
+    }
+    NoteFreeAny(addr, live, slot, handle_type);
+  }
+  void NoteFreeAny(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type);
   void DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t slot);
 
   const trace::TraceReader* reader_;
