@@ -164,8 +164,9 @@ void Aggregator::ProcessAny(const Event& ev, uint32_t slot) {
     ProcessMemory(ev, slot);
     return;
   }
-  // The boundary thread's last event, if the previous one was, is read (Count()): helpers' work
-  // parked until then may settle. Done here, after that event's handler and before this one's.
+  // The previous event, if it was the boundary thread's (Count() noted its time), advances the
+  // timeline now: after its handler, before this one's. Helpers' work parked until then may
+  // settle.
   timeline_.Advance(boundary_ts_);
   if (!borrowed_.empty()) [[unlikely]]
     SettleBorrowed(false);

@@ -198,12 +198,12 @@ class Aggregator {
   SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
                    uint32_t range, uint32_t dense, uint32_t name);
 
-  // The handlers take the state of the event's thread, which Process() looked up: nullptr for
-  // tid 0 (GPU-side records), whose state none of them needs.
   void ProcessAny(const trace::Event& ev, uint32_t slot);  // Process() off its common case
   // Counts the event on its thread (and notes the boundary thread's progress).
   [[gnu::always_inline]] inline void Count(const trace::Event& ev, ThreadState* t);
-  // The handler of the event's type, called last (a jump).
+  // The handler of the event's type, called last (a jump). The handlers take the state of the
+  // event's thread, which Process() looked up: nullptr for tid 0 (GPU-side records), whose state
+  // none of them needs.
   [[gnu::always_inline]] inline void Dispatch(const trace::Event& ev, ThreadState* t,
                                               uint32_t slot);
   void OnAllocOrFree(const trace::Event& ev, ThreadState* t, uint32_t slot);  // Family::kAll
