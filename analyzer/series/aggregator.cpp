@@ -4,6 +4,7 @@
 #include "series/aggregator.h"
 
 #include <algorithm>
+#include <array>
 
 #include "interposer/format/event_accessors.h"
 #include "interposer/format/trace_format.h"
@@ -34,6 +35,8 @@ Aggregator::Aggregator(const trace::TraceReader* reader, Symbolizer* symbolizer,
     launches_.resize(kLaunchWindow);
   if (family != Family::kOthers)
     callback_corr_.resize(kCallbackWindow);
+  if (family == Family::kMemory)
+    counted_slot_ = kNone;
   sigs_.emplace_back();  // signature 0: no open range
   if (iteration_tid != 0) {
     a_.iteration_range = static_cast<int32_t>(a_.ranges.size());
@@ -59,7 +62,10 @@ uint32_t DenseIndex::Add(uint32_t id, std::vector<uint32_t>* ids) {
 }
 
 Aggregator::ThreadState& Aggregator::FindThread(uint32_t tid) {
-  last_thread_ = &threads_[tid];  // flat_hash_map: pointers change on rehash, so re-fetch
+  auto [it, inserted] = threads_.try_emplace(tid);
+  if (inserted)
+    it->second.may_help = boundary_tid_ != 0 && tid != boundary_tid_;
+  last_thread_ = &it->second;  // flat_hash_map: pointers change on rehash, so re-fetch
   last_tid_ = tid;
   return *last_thread_;
 }
@@ -79,7 +85,7 @@ SlotVec& Aggregator::NewPart(std::vector<Aggregates::Part>& parts,
   return parts[static_cast<size_t>(row[dense])].ns;
 }
 
-uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
+uint32_t Aggregator::FindRangeIndex(uint32_t domain, uint32_t name) {
   auto [it, inserted] =
       range_index_.try_emplace(Pair(domain, name), static_cast<uint32_t>(a_.ranges.size()));
   if (inserted) {
@@ -88,12 +94,15 @@ uint32_t Aggregator::RangeIndex(uint32_t domain, uint32_t name) {
     r.domain = domain;
     a_.ranges.push_back(std::move(r));
   }
+  if (name < DenseIndex::kDirect) {
+    if (name >= range_by_name_.size())
+      range_by_name_.resize(std::max<size_t>(name + 1, range_by_name_.size() * 2), -1);
+    range_by_name_[name] = static_cast<int32_t>(it->second);
+  }
   return it->second;
 }
 
-uint32_t Aggregator::ChildSignature(uint32_t parent, const OpenRange& o) {
-  if (o.dup)
-    return parent;
+uint32_t Aggregator::NewChildSignature(uint32_t parent, const OpenRange& o) {
   auto [it, inserted] = sig_child_.try_emplace(std::make_tuple(parent, o.range, o.slot),
                                                static_cast<uint32_t>(sigs_.size()));
   if (inserted)
@@ -117,80 +126,121 @@ void Aggregator::Open(ThreadState& t, OpenRange o) {
   t.open.push_back(o);
 }
 
+namespace {
+
+// Host calls into CUDA by event type (trace::IsCudaCall), for a thread's count of them.
+constexpr std::array<uint8_t, 256> kCudaCalls = [] {
+  std::array<uint8_t, 256> calls{};
+  for (size_t type = 0; type < calls.size(); ++type)
+    calls[type] = trace::IsCudaCall(static_cast<EventType>(type)) ? 1 : 0;
+  return calls;
+}();
+
+}  // namespace
+
 void Aggregator::Process(const Event& ev, uint32_t slot) {
+  // The common case calls nothing but its handler, last (a jump): no registers to save, a fifth
+  // of the dispatch. Off it: a new slot (always, for the allocation family: counted_slot_ is
+  // kNone), parked helper work to settle, a thread other than the last one.
+  if (slot == counted_slot_ && borrowed_.empty() && (ev.tid == 0 || ev.tid == last_tid_))
+      [[likely]] {
+    timeline_.Advance(boundary_ts_);
+    ++counted_events_;
+    a_.first_ts = std::min(a_.first_ts, ev.ts);
+    a_.last_ts = std::max(a_.last_ts, ev.ts);
+    ThreadState* t = nullptr;
+    if (ev.tid != 0) {
+      t = last_thread_;
+      Count(ev, t);
+    }
+    Dispatch(ev, t, slot);
+    return;
+  }
+  ProcessAny(ev, slot);
+}
+
+void Aggregator::ProcessAny(const Event& ev, uint32_t slot) {
   if (family_ == Family::kMemory) {
     ProcessMemory(ev, slot);
     return;
   }
-  ++a_.events;
+  // The previous event, if it was the boundary thread's (Count() noted its time), advances the
+  // timeline now: after its handler, before this one's. Helpers' work parked until then may
+  // settle.
+  timeline_.Advance(boundary_ts_);
+  if (!borrowed_.empty()) [[unlikely]]
+    SettleBorrowed(false);
   if (slot != counted_slot_) [[unlikely]] {
     CountEvents();
     counted_slot_ = slot;
   }
   ++counted_events_;
-  if (ev.ts < a_.first_ts)
-    a_.first_ts = ev.ts;
-  if (ev.ts > a_.last_ts)
-    a_.last_ts = ev.ts;
+  a_.first_ts = std::min(a_.first_ts, ev.ts);
+  a_.last_ts = std::max(a_.last_ts, ev.ts);
+  // The state of the event's thread, for the handlers; valid until one looks up another thread.
+  ThreadState* t = nullptr;
   if (ev.tid != 0) {
-    // last_record_tid_ starts at ~0u, which is also a valid tid: test the pointer too.
-    if (ev.tid != last_record_tid_ || last_record_ == nullptr) [[unlikely]] {
-      last_record_ = &a_.threads[ev.tid];
-      last_record_tid_ = ev.tid;
-    }
-    ++last_record_->events;
-    // Before the handlers: a thread's first name (OnIdentity) may move the records.
-    if (trace::IsCudaCall(ev.type))
-      ++last_record_->cuda_calls;
+    t = &Thread(ev.tid);
+    Count(ev, t);
   }
+  Dispatch(ev, t, slot);
+}
+
+void Aggregator::Count(const Event& ev, ThreadState* t) {
+  ++t->events;
+  t->cuda_calls += kCudaCalls[static_cast<uint8_t>(ev.type)];
+  if (ev.tid == boundary_tid_)
+    boundary_ts_ = ev.ts;  // the timeline's horizon once the handler is done (ProcessAny())
+}
+
+void Aggregator::Dispatch(const Event& ev, ThreadState* t, uint32_t slot) {
   switch (ev.type) {
     case EventType::kAlloc:
     case EventType::kFree:
-      if (family_ == Family::kAll)
-        ProcessMemory(ev, slot);
-      if (ev.tid != 0)
-        ApiTime(ev, ev.api, slot);  // tid 0: a CUPTI record, not a call
+      if (family_ == Family::kAll) {
+        OnAllocOrFree(ev, t, slot);
+      } else if (t != nullptr) {
+        ApiTime(ev, t, ev.api, slot);  // tid 0: a CUPTI record, not a call
+      }
       break;
     case EventType::kApi:
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kLaunch:
-      OnLaunch(ev, slot);
-      ApiTime(ev, ev.api != 0 ? ev.api : kLaunchApiId, slot);
+      OnLaunch(ev, t, slot);
       break;
     case EventType::kKernel:
       OnKernel(ev, slot);
       break;
     case EventType::kSync:
-      SyncTime(ev, slot);
+      SyncTime(ev, t, slot);
       break;
     case EventType::kPush:
-      OnPush(ev, slot);
-      NoteBoundaryRanges(ev);
+      OnPush(ev, t, slot);
       break;
     case EventType::kPop:
-      OnPop(ev);
-      NoteBoundaryRanges(ev);
+      OnPop(ev, t);
       break;
     default:
-      ProcessOther(ev, slot);
+      ProcessOther(ev, t, slot);
       break;
-  }
-  if (ev.tid == boundary_tid_ && ev.tid != 0) {
-    timeline_.Advance(ev.ts);
-    if (!borrowed_.empty()) [[unlikely]]
-      SettleBorrowed(false);
   }
 }
 
-void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
+void Aggregator::OnAllocOrFree(const Event& ev, ThreadState* t, uint32_t slot) {
+  ProcessMemory(ev, slot);
+  if (t != nullptr)
+    ApiTime(ev, t, ev.api, slot);  // tid 0: a CUPTI record, not a call
+}
+
+void Aggregator::ProcessOther(const Event& ev, ThreadState* t, uint32_t slot) {
   switch (ev.type) {
     case EventType::kVmm:
     case EventType::kCreate:
     case EventType::kDestroy:
       if (family_ == Family::kAll)
         ProcessMemory(ev, slot);
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kGauge:
     case EventType::kHeap:
@@ -204,7 +254,7 @@ void Aggregator::ProcessOther(const Event& ev, uint32_t slot) {
     case EventType::kCopy:
       SlotAdd(a_.copies, slot, 1);
       SlotAdd(a_.copy_bytes, slot, static_cast<double>(ev.size));
-      ApiTime(ev, ev.api, slot);
+      ApiTime(ev, t, ev.api, slot);
       break;
     case EventType::kRangeStart:
       OnRangeStart(ev, slot);
@@ -300,25 +350,54 @@ void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t den
   AttributeApi(sig, dense, name, dur);  // creates the parts now, in the order of a walk per call
 }
 
-void Aggregator::ApiTime(const Event& ev, uint32_t api, uint32_t slot) {
+void Aggregator::ApiTime(const Event& ev, ThreadState* t, uint32_t api, uint32_t slot) {
+  // A known API with its series' cells hot, and its time pended by signature or going nowhere.
+  if (const int32_t i = api_index_.Find(api); i >= 0) [[likely]] {
+    ApiSeries& s = a_.apis[static_cast<size_t>(i)];
+    double *calls, *ns;
+    const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+    if (s.calls.HotCell(slot, &calls) && s.ns.HotCell(slot, &ns)) [[likely]] {
+      // No thread's time (a GPU-side record, or no time), or that of a thread with no range
+      // open that is not a helper: only the API's series.
+      const bool nowhere = t == nullptr || ev.dur <= 0;
+      if (nowhere || (iteration_tid_ == 0 && !Helper(*t))) [[likely]] {
+        if (nowhere || t->open.empty()) {
+          *calls += 1;
+          *ns += dur;
+          return;
+        }
+        const uint32_t sig = Signature(*t);
+        PendingRangeTime& p = pending_apis_[PendingIndex(sig, static_cast<uint32_t>(i))];
+        if (!t->cut && sig != 0 && Pendable(p, sig, static_cast<uint32_t>(i), dur)) [[likely]] {
+          *calls += 1;
+          *ns += dur;
+          p.ns += dur;
+          return;
+        }
+      }
+    }
+  }
+  ApiTimeAny(ev, t, api, slot);
+}
+
+void Aggregator::ApiTimeAny(const Event& ev, ThreadState* t, uint32_t api, uint32_t slot) {
   const uint32_t i = api_index_.Get(api, &a_.api_names, &a_.apis);
   ApiSeries& s = a_.apis[i];
   SlotAdd(s.calls, slot, 1);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(s.ns, slot, dur);
-  if (ev.tid == 0 || dur == 0)
+  if (t == nullptr || dur == 0)
     return;
-  ThreadState& t = Thread(ev.tid);
-  if (iteration_tid_ != 0 || Helper(ev.tid, t)) [[unlikely]] {
-    ApiTimeOffRanges(ev, t, i, api, slot, dur);
+  if (iteration_tid_ != 0 || Helper(*t)) [[unlikely]] {
+    ApiTimeOffRanges(ev, *t, i, api, slot, dur);
     return;
   }
-  PendApiTime(t, i, api, dur);
+  PendApiTime(*t, i, api, dur);
 }
 
 void Aggregator::ApiTimeOffRanges(const Event& ev, ThreadState& t, uint32_t i, uint32_t api,
                                   uint32_t slot, double dur) {
-  const bool helper = Helper(ev.tid, t);
+  const bool helper = Helper(t);
   if (iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper)) {
     const auto r = static_cast<uint32_t>(a_.iteration_range);
     SlotAdd(a_.ranges[r].api_ns, slot, dur);
@@ -353,7 +432,7 @@ void Aggregator::AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name,
   }
 }
 
-void Aggregator::FlushApiTime(ThreadState& t) {
+void Aggregator::FlushPendingApiTime(ThreadState& t) {
   for (const PendingApiTime& p : t.pending_api) {
     if (p.ns != 0)
       AddApiTime(t, p.dense, p.name, p.ns);
@@ -361,12 +440,12 @@ void Aggregator::FlushApiTime(ThreadState& t) {
   t.pending_api.clear();
 }
 
-void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
+void Aggregator::SyncTime(const Event& ev, ThreadState* t, uint32_t slot) {
   const uint32_t i = sync_index_.Get(ev.api, &a_.sync_names, &a_.syncs);
   const double dur = static_cast<double>(std::max<int64_t>(ev.dur, 0));
   SlotAdd(a_.syncs[i].calls, slot, 1);
   SlotAdd(a_.syncs[i].ns, slot, dur);
-  if (ev.tid == 0 || dur == 0)
+  if (t == nullptr || dur == 0)
     return;
   // Waits count only on their own thread: a helper waiting for its own stream (a loader's copy)
   // while the iteration thread works would read as the iteration thread's wait.
@@ -375,8 +454,26 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
     SlotAdd(a_.ranges[r].sync_ns, slot, dur);
     SlotAdd(Part(a_.range_syncs, range_sync_index_, r, i, ev.api), slot, dur);
   }
-  ThreadState& t = Thread(ev.tid);
-  for (const OpenRange& o : t.open) {
+  if (t->open.empty())
+    return;
+  // By signature, as API time (PendApiTime()): the signature's ranges are the thread's open ones
+  // but the duplicates, unless it forgot one.
+  if (!t->cut) [[likely]] {
+    const uint32_t sig = Signature(*t);
+    if (sig == 0)
+      return;
+    PendingRangeTime& p = pending_syncs_[PendingIndex(sig, i)];
+    if (Pendable(p, sig, i, dur)) [[likely]] {
+      p.ns += dur;
+      return;
+    }
+    if (p.ns != 0)
+      AttributeSync(p.sig, p.dense, p.name, p.ns);
+    p = {sig, i, ev.api, 0};
+    AttributeSync(sig, i, ev.api, dur);  // creates the parts now, in the order of a walk per call
+    return;
+  }
+  for (const OpenRange& o : t->open) {
     if (o.dup)
       continue;
     SlotAdd(a_.ranges[o.range].sync_ns, o.slot, dur);
@@ -384,8 +481,19 @@ void Aggregator::SyncTime(const Event& ev, uint32_t slot) {
   }
 }
 
-void Aggregator::OnPush(const Event& ev, uint32_t slot) {
-  ThreadState& t = Thread(ev.tid);
+void Aggregator::AttributeSync(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
+  uint32_t chain[kMaxOpenRanges];
+  size_t n = 0;
+  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
+  while (n > 0) {
+    const SignatureNode& node = sigs_[chain[--n]];
+    SlotAdd(a_.ranges[node.range].sync_ns, node.slot, dur);
+    SlotAdd(Part(a_.range_syncs, range_sync_index_, node.range, dense, name), node.slot, dur);
+  }
+}
+
+void Aggregator::OnPush(const Event& ev, ThreadState* thread, uint32_t slot) {
+  ThreadState& t = thread != nullptr ? *thread : Thread(0);
   OpenRange o;
   o.range = RangeIndex(ev.domain, ev.name);
   // The same range still open from an earlier iteration: its pop was lost (dropped events), as
@@ -405,15 +513,20 @@ void Aggregator::OnPush(const Event& ev, uint32_t slot) {
   o.start = ev.ts;
   o.domain = ev.domain;
   Open(t, o);
+  NoteBoundaryRanges(ev);
 }
 
 void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count) {
   FlushApiTime(t);
   const OpenRange o = t.open[index];
-  t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
-  // Closing a range below the top (start/end ranges do that) changes the signatures above it.
-  for (size_t j = index; j < t.open.size(); ++j) {
-    t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
+  if (index + 1 == t.open.size()) [[likely]] {
+    t.open.pop_back();  // the top one: no signature above it to change
+  } else {
+    t.open.erase(t.open.begin() + static_cast<std::ptrdiff_t>(index));
+    // Closing a range below the top (start/end ranges do that) changes the signatures above it.
+    for (size_t j = index; j < t.open.size(); ++j) {
+      t.open[j].sig_after = ChildSignature(j == 0 ? 0 : t.open[j - 1].sig_after, t.open[j]);
+    }
   }
   if (o.dup || !count)
     return;
@@ -423,16 +536,20 @@ void Aggregator::CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool c
   SlotAdd(r.count, o.slot, 1);
 }
 
-void Aggregator::OnPop(const Event& ev) {
-  ThreadState& t = Thread(ev.tid);
+void Aggregator::OnPop(const Event& ev, ThreadState* thread) {
+  ThreadState& t = thread != nullptr ? *thread : Thread(0);
+  bool matched = false;
   for (size_t i = t.open.size(); i-- > 0;) {
     if (t.open[i].id == ~uint64_t{0} && t.open[i].domain == ev.domain) {
-      ++a_.ranges[t.open[i].range].instances_by_tid[ev.tid];
+      CountInstance(t.open[i].range, ev.tid);
       CloseRange(t, i, ev.ts);
-      return;
+      matched = true;
+      break;
     }
   }
-  ++a_.unmatched_pops;
+  if (!matched)
+    ++a_.unmatched_pops;
+  NoteBoundaryRanges(ev);
 }
 
 void Aggregator::OnRangeStart(const Event& ev, uint32_t slot) {
@@ -458,24 +575,53 @@ void Aggregator::OnRangeEnd(const Event& ev) {
   ThreadState& t = Thread(tid);
   for (size_t i = t.open.size(); i-- > 0;) {
     if (t.open[i].id == ev.addr) {
-      ++a_.ranges[t.open[i].range].instances_by_tid[tid];
+      CountInstance(t.open[i].range, tid);
       CloseRange(t, i, ev.ts);
       return;
     }
   }
 }
 
-void Aggregator::OnLaunch(const Event& ev, uint32_t slot) {
+void Aggregator::OnLaunch(const Event& ev, ThreadState* t, uint32_t slot) {
+  // A known kernel with its cell hot, launched off a helper thread, no kernel record waiting;
+  // then the API call (ApiTime() last: a jump).
+  if (const int32_t k = kernel_index_.Find(ev.name); k >= 0) [[likely]] {
+    double* launches;
+    if (a_.kernels[static_cast<size_t>(k)].launches.HotCell(slot, &launches) &&
+        early_kernels_.empty() && (t == nullptr || !Helper(*t))) [[likely]] {
+      *launches += 1;
+      if (ev.corr != 0) {
+        PendingLaunch& p = launches_[ev.corr & (kLaunchWindow - 1)];
+        p.corr = ev.corr;
+        p.ts = ev.ts;
+        p.sig = t != nullptr ? Signature(*t) : 0;
+        p.slot = slot;
+        p.kernel = ev.name;
+        p.graph = ev.handle != 0;
+        p.on_iteration_thread = t != nullptr && iteration_tid_ != 0 && ev.tid == iteration_tid_;
+      }
+      ApiTime(ev, t, ev.api != 0 ? ev.api : kLaunchApiId, slot);
+      return;
+    }
+  }
+  OnLaunchAny(ev, t, slot);
+}
+
+void Aggregator::OnLaunchAny(const Event& ev, ThreadState* t, uint32_t slot) {
+  NoteLaunch(ev, t, slot);
+  ApiTime(ev, t, ev.api != 0 ? ev.api : kLaunchApiId, slot);
+}
+
+void Aggregator::NoteLaunch(const Event& ev, const ThreadState* t, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   SlotAdd(a_.kernels[k].launches, slot, 1);
   if (ev.corr == 0)
     return;
   uint32_t sig = 0;
   bool helper = false;
-  if (ev.tid != 0) {
-    const ThreadState& t = Thread(ev.tid);
-    helper = Helper(ev.tid, t);
-    sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(t);
+  if (t != nullptr) {
+    helper = Helper(*t);
+    sig = helper ? (timeline_.Known(ev.ts) ? timeline_.At(ev.ts) : kUnsettled) : Signature(*t);
   }
   const bool on_iteration_thread =
       ev.tid != 0 && iteration_tid_ != 0 && (ev.tid == iteration_tid_ || helper);
@@ -537,6 +683,11 @@ void Aggregator::FlushRangeTime() {
       AttributeApi(p.sig, p.dense, p.name, p.ns);
     p = {};
   }
+  for (PendingRangeTime& p : pending_syncs_) {
+    if (p.ns != 0)
+      AttributeSync(p.sig, p.dense, p.name, p.ns);
+    p = {};
+  }
 }
 
 void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur) {
@@ -547,6 +698,33 @@ void Aggregator::AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kern
 }
 
 void Aggregator::OnKernel(const Event& ev, uint32_t slot) {
+  // The common case, tested before anything is written and done without a call (so without
+  // registers to save, a sixth of the handler): a known kernel whose launch waits, settled and
+  // off the iteration thread, with its (signature, kernel) pair pending and its series' cells on
+  // their hot pages. The effects are those of OnKernelAny(), which does everything else.
+  const int32_t k = kernel_index_.Find(ev.name);
+  PendingLaunch& launch = launches_[ev.corr & (kLaunchWindow - 1)];
+  if (k >= 0 && ev.corr != 0 && launch.corr == ev.corr && launch.sig != kUnsettled &&
+      !launch.on_iteration_thread) [[likely]] {
+    KernelSeries& s = a_.kernels[static_cast<size_t>(k)];
+    double *executions, *gpu_ns;
+    const double d = static_cast<double>(std::max<int64_t>(ev.dur, 0));
+    PendingRangeTime& p = pending_kernels_[PendingIndex(launch.sig, static_cast<uint32_t>(k))];
+    if (s.executions.HotCell(launch.slot, &executions) && s.gpu_ns.HotCell(launch.slot, &gpu_ns) &&
+        (launch.sig == 0 || Pendable(p, launch.sig, static_cast<uint32_t>(k), d))) [[likely]] {
+      if (launch.sig != 0)
+        p.ns += d;
+      if (!launch.graph)
+        launch.corr = 0;
+      *executions += 1;
+      *gpu_ns += d;
+      return;
+    }
+  }
+  OnKernelAny(ev, slot);
+}
+
+void Aggregator::OnKernelAny(const Event& ev, uint32_t slot) {
   const uint32_t k = KernelIndex(ev.name);
   uint32_t kslot = slot;
   PendingLaunch* launch = ev.corr != 0 ? FindLaunch(ev.corr) : nullptr;
@@ -627,8 +805,13 @@ void Aggregator::OnIdentity(const Event& ev) {
 }
 
 void Aggregator::Finish() {
+  // What ProcessAny() would have done after the last event.
+  timeline_.Advance(boundary_ts_);
+  if (!borrowed_.empty())
+    SettleBorrowed(false);
   CountEvents();
   FlushRangeTime();
+  for (PendingInstances& p : pending_instances_) FlushInstances(p);
   for (int64_t i = 0; i <= kShortLives; ++i) {
     if (short_lives_[i] != 0)
       a_.lifetime_iterations[static_cast<int>(i - 1)] += short_lives_[i];
@@ -639,6 +822,12 @@ void Aggregator::Finish() {
   for (auto& [tid, t] : threads_) {
     FlushApiTime(t);
     t.open.clear();
+    if (t.events != 0) {
+      ThreadRecord& r = a_.threads[tid];
+      r.events += t.events;
+      r.cuda_calls += t.cuda_calls;
+      t.events = t.cuda_calls = 0;
+    }
   }
   launches_ = std::vector<PendingLaunch>();
   early_kernels_.clear();

@@ -35,11 +35,14 @@ class DenseIndex {
       series->emplace_back();
     return d;
   }
+  // The dense index of id, or -1 when it has none yet or is 2^24 or above; adds nothing.
+  int32_t Find(uint32_t id) const { return id < direct_.size() ? direct_[id] : -1; }
+
+  static constexpr uint32_t kDirect = 1u << 24;  // ids below: in the vector; others hashed
 
  private:
   uint32_t Add(uint32_t id, std::vector<uint32_t>* ids);  // a new id, or one of 2^24 and above
 
-  static constexpr uint32_t kDirect = 1u << 24;
   std::vector<int32_t> direct_;
   absl::flat_hash_map<uint32_t, uint32_t> other_;
 };
@@ -111,9 +114,16 @@ class Aggregator {
   };
   static constexpr size_t kMaxPendingApis = 16;
   struct ThreadState {
+    // The thread's events and CUDA calls, added to Aggregates::threads at Finish(): Process()
+    // looks the state up once per event for its handlers, and a second lookup of the record
+    // cost as much again. Apart: adjacent, GCC adds the two through a vector register, in
+    // twice the instructions.
+    uint64_t events = 0;
     std::vector<OpenRange> open;
     std::vector<PendingApiTime> pending_api;
-    bool cut = false;  // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
+    bool cut = false;       // an open range was forgotten (kMaxOpenRanges): pending_api, not by sig
+    bool may_help = false;  // not the boundary thread, and there is one (Helper())
+    uint64_t cuda_calls = 0;
   };
   struct PendingLaunch {
     uint64_t corr = 0;  // 0: empty
@@ -137,7 +147,7 @@ class Aggregator {
   };
 
   ThreadState& Thread(uint32_t tid) {
-    if (tid != last_tid_ || last_thread_ == nullptr) [[unlikely]]
+    if (tid != last_tid_) [[unlikely]]
       return FindThread(tid);
     return *last_thread_;
   }
@@ -146,9 +156,31 @@ class Aggregator {
   uint32_t Signature(const ThreadState& t) const {
     return t.open.empty() ? 0 : t.open.back().sig_after;
   }
-  uint32_t ChildSignature(uint32_t parent, const OpenRange& o);
+  // The child of signature parent for open range o (parent itself when o is a duplicate). A
+  // direct-mapped memo of the children asked last answers most pushes without hashing.
+  uint32_t ChildSignature(uint32_t parent, const OpenRange& o) {
+    if (o.dup)
+      return parent;
+    ChildMemo& m =
+        child_memo_[((parent * 31 + o.range) * 31 + o.slot) * 0x9E3779B1u >> kChildMemoShift];
+    if (m.sig != 0 && m.parent == parent && m.range == o.range && m.slot == o.slot) [[likely]]
+      return m.sig;
+    m = {parent, o.range, o.slot, NewChildSignature(parent, o)};
+    return m.sig;
+  }
+  uint32_t NewChildSignature(uint32_t parent, const OpenRange& o);
   void Open(ThreadState& t, OpenRange o);
-  uint32_t RangeIndex(uint32_t domain, uint32_t name);
+  // The range of (domain, name). Most names come with one domain: the range last found for a
+  // name answers without hashing when its domain matches.
+  uint32_t RangeIndex(uint32_t domain, uint32_t name) {
+    if (name < range_by_name_.size()) [[likely]] {
+      if (const int32_t r = range_by_name_[name];
+          r >= 0 && a_.ranges[static_cast<size_t>(r)].domain == domain) [[likely]]
+        return static_cast<uint32_t>(r);
+    }
+    return FindRangeIndex(domain, name);
+  }
+  uint32_t FindRangeIndex(uint32_t domain, uint32_t name);
   uint32_t KernelIndex(uint32_t name) {
     return kernel_index_.Get(name, &a_.kernel_names, &a_.kernels);
   }
@@ -166,8 +198,21 @@ class Aggregator {
   SlotVec& NewPart(std::vector<Aggregates::Part>& parts, std::vector<std::vector<int32_t>>& table,
                    uint32_t range, uint32_t dense, uint32_t name);
 
-  void ProcessOther(const trace::Event& ev, uint32_t slot);  // the rarer event types
-  void ApiTime(const trace::Event& ev, uint32_t api, uint32_t slot);
+  void ProcessAny(const trace::Event& ev, uint32_t slot);  // Process() off its common case
+  // Counts the event on its thread (and notes the boundary thread's progress).
+  [[gnu::always_inline]] inline void Count(const trace::Event& ev, ThreadState* t);
+  // The handler of the event's type, called last (a jump). The handlers take the state of the
+  // event's thread, which Process() looked up: nullptr for tid 0 (GPU-side records), whose state
+  // none of them needs.
+  [[gnu::always_inline]] inline void Dispatch(const trace::Event& ev, ThreadState* t,
+                                              uint32_t slot);
+  void OnAllocOrFree(const trace::Event& ev, ThreadState* t, uint32_t slot);  // Family::kAll
+  void ProcessOther(const trace::Event& ev, ThreadState* t, uint32_t slot);   // rarer types
+  // The hot handlers (ApiTime, OnLaunch, OnKernel) test for their common case before writing
+  // anything and do it without a call, so without registers to save (a sixth of a handler);
+  // their ...Any() version does the same and everything else.
+  void ApiTime(const trace::Event& ev, ThreadState* t, uint32_t api, uint32_t slot);
+  void ApiTimeAny(const trace::Event& ev, ThreadState* t, uint32_t api, uint32_t slot);
   // ApiTime() on the iteration thread of a pseudo range, or on a helper.
   void ApiTimeOffRanges(const trace::Event& ev, ThreadState& t, uint32_t i, uint32_t api,
                         uint32_t slot, double dur);
@@ -195,16 +240,26 @@ class Aggregator {
   // Adds dur of API `dense` (string id name) to every range open on the thread.
   void AddApiTime(const ThreadState& t, uint32_t dense, uint32_t name, double dur);
   // Adds the pending API time to the open ranges: before they change.
-  void FlushApiTime(ThreadState& t);
-  void SyncTime(const trace::Event& ev, uint32_t slot);
-  void OnPush(const trace::Event& ev, uint32_t slot);
-  void OnPop(const trace::Event& ev);
+  void FlushApiTime(ThreadState& t) {
+    if (!t.pending_api.empty()) [[unlikely]]
+      FlushPendingApiTime(t);
+  }
+  void FlushPendingApiTime(ThreadState& t);
+  void SyncTime(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  // Push and pop, then NoteBoundaryRanges().
+  void OnPush(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void OnPop(const trace::Event& ev, ThreadState* t);
   void OnRangeStart(const trace::Event& ev, uint32_t slot);
   void OnRangeEnd(const trace::Event& ev);
   void CloseRange(ThreadState& t, size_t index, int64_t end_ts, bool count = true);
   static constexpr size_t kMaxOpenRanges = 256;
-  void OnLaunch(const trace::Event& ev, uint32_t slot);
+  // A launch: the kernel's launch count, the launch waiting for its kernel's record, and the
+  // API call (ApiTime()).
+  void OnLaunch(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void OnLaunchAny(const trace::Event& ev, ThreadState* t, uint32_t slot);
+  void NoteLaunch(const trace::Event& ev, const ThreadState* t, uint32_t slot);  // but the call
   void OnKernel(const trace::Event& ev, uint32_t slot);
+  void OnKernelAny(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
   // Time under one signature, per kernel (GPU time) or per API (API time), not yet added to the
   // ranges: the first kernel or call of a (signature, kernel or API) pair walks the signature
@@ -238,11 +293,14 @@ class Aggregator {
                           int64_t dur);
   // Adds dur of API `dense` to the ranges of signature sig.
   void AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur);
+  // Adds dur of sync API `dense` to the ranges of signature sig.
+  void AttributeSync(uint32_t sig, uint32_t dense, uint32_t name, double dur);
   void PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
                        double dur);
   void FlushRangeTime();
   PendingRangeTime pending_kernels_[kPendingRangeTimes];
   PendingRangeTime pending_apis_[kPendingRangeTimes];
+  PendingRangeTime pending_syncs_[kPendingRangeTimes];
   void AttributeIteration(uint32_t slot, uint32_t dense, uint32_t kernel, int64_t dur);
   // Helper threads' work (series/borrowed_ranges.h).
   static constexpr uint32_t kUnsettled = ~0u;
@@ -255,9 +313,7 @@ class Aggregator {
     BorrowKind kind;
   };
   // A helper: a thread other than the boundary thread with no range of its own open.
-  bool Helper(uint32_t tid, const ThreadState& t) const {
-    return boundary_tid_ != 0 && tid != boundary_tid_ && t.open.empty();
-  }
+  static bool Helper(const ThreadState& t) { return t.may_help && t.open.empty(); }
   void Borrow(const Borrowed& b);
   void Settle(const Borrowed& b, uint32_t sig);
   void SettleBorrowed(bool all);
@@ -278,7 +334,16 @@ class Aggregator {
   uint32_t AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, uint32_t stack);
   void Retire(LiveAlloc& live, uint32_t slot, bool count_lifetime);
   // Remembers a free for the loop's survivors (Aggregates::recent_frees).
-  void NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type = -1);
+  // Inline when the free's slot is the latest and there is room: every free comes here.
+  void NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type = -1) {
+    std::vector<Aggregates::FreedAlloc>& frees = a_.recent_frees;
+    if (slot == a_.recent_free_slot && frees.size() < frees.capacity()) [[likely]] {
+      frees.push_back({addr, live, slot, handle_type});
+      return;
+    }
+    NoteFreeAny(addr, live, slot, handle_type);
+  }
+  void NoteFreeAny(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type);
   void DropRegion(HeapSeries& heap, const LiveAlloc& live, uint32_t slot);
 
   const trace::TraceReader* reader_;
@@ -290,14 +355,18 @@ class Aggregator {
   HostFunctionCollector host_functions_{&a_.host_functions};
   RangeTimeline timeline_;
   uint32_t boundary_sig_ = 0;  // the boundary thread's signature last given to timeline_
+  // The timestamp of the boundary thread's last event: timeline_'s horizon from the next event
+  // on (Process() advances it then, so that its handler comes last; Advance is a maximum).
+  int64_t boundary_ts_ = INT64_MIN;
   int64_t boundary_change_ts_ = INT64_MIN;
   std::deque<Borrowed> borrowed_;
 
   absl::flat_hash_map<uint32_t, ThreadState> threads_;
-  uint32_t last_tid_ = ~0u;
+  // The thread last looked up. 64 bits: kNone, the start, equals no thread id (32 bits; every
+  // value is one), so one comparison tells a hit.
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  uint64_t last_tid_ = kNone;
   ThreadState* last_thread_ = nullptr;
-  uint32_t last_record_tid_ = ~0u;
-  ThreadRecord* last_record_ = nullptr;
 
   absl::flat_hash_map<uint64_t, uint32_t> range_index_;  // (domain << 32 | name) → ranges
   absl::flat_hash_map<uint64_t, uint32_t> start_end_;    // start/end id → tid (open instances)
@@ -309,6 +378,35 @@ class Aggregator {
   };
   std::vector<SignatureNode> sigs_;  // [0]: no open range
   absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sig_child_;
+  struct ChildMemo {
+    uint32_t parent = 0, range = 0, slot = 0, sig = 0;  // sig 0: empty
+  };
+  static constexpr uint32_t kChildMemoShift = 24;  // 256 entries
+  ChildMemo child_memo_[1u << (32 - kChildMemoShift)];
+  std::vector<int32_t> range_by_name_;  // name (below 2^24) → range last found for it, or −1
+  // Instances of a range per thread (RangeSeries::instances_by_tid), counted here by (range,
+  // thread), direct-mapped, and added to the map when another pair takes the entry or at
+  // Finish(): a hash map increment per pop cost as much as the rest of it.
+  struct PendingInstances {
+    uint32_t range = 0, tid = 0;
+    uint64_t n = 0;  // 0: empty
+  };
+  static constexpr size_t kPendingInstances = 16;
+  PendingInstances pending_instances_[kPendingInstances];
+  void CountInstance(uint32_t range, uint32_t tid) {
+    PendingInstances& p = pending_instances_[(range * 31 + tid) & (kPendingInstances - 1)];
+    if (p.range == range && p.tid == tid) [[likely]] {
+      ++p.n;
+      return;
+    }
+    FlushInstances(p);
+    p = {range, tid, 1};
+  }
+  void FlushInstances(PendingInstances& p) {
+    if (p.n != 0)
+      a_.ranges[p.range].instances_by_tid[p.tid] += p.n;
+    p.n = 0;
+  }
 
   std::vector<PendingLaunch> launches_;  // kLaunchWindow entries
   // Correlation ids of allocation and free callbacks, by id modulo the window: a CUPTI MEMORY2
@@ -330,11 +428,16 @@ class Aggregator {
   static constexpr int64_t kShortLives = 64;
   uint64_t short_lives_[kShortLives + 1] = {};  // [lived + 1]
   // Events per slot, counted here while the slot stays the same (Aggregates::events_per_slot).
-  uint32_t counted_slot_ = 0;
+  // kNone (no slot) for the allocation family, which counts nothing: Process() then leaves its
+  // common case on the slot test alone, without testing the family.
+  uint64_t counted_slot_ = 0;
   uint64_t counted_events_ = 0;
+  // Also Aggregates::events, here rather than per event.
   void CountEvents() {
     if (counted_events_ != 0)
-      SlotAdd(a_.events_per_slot, counted_slot_, static_cast<double>(counted_events_));
+      SlotAdd(a_.events_per_slot, static_cast<uint32_t>(counted_slot_),
+              static_cast<double>(counted_events_));
+    a_.events += counted_events_;
     counted_events_ = 0;
   }
 

@@ -6,7 +6,7 @@
 
 namespace cuclimb::analysis {
 
-void RangeTimeline::Change(int64_t ts, uint32_t sig) {
+void RangeTimeline::ChangeAny(int64_t ts, uint32_t sig) {
   if (!changes_.empty() && changes_.back().first == ts) {
     changes_.back().second = sig;  // several changes at one timestamp: the last one holds
   } else {

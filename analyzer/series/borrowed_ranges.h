@@ -23,7 +23,15 @@ class RangeTimeline {
  public:
   // The iteration thread's signature became `sig` at ts (timestamps of one thread never go
   // back). Keeps at least the latest kKeep changes: a helper's batch trails by far fewer.
-  void Change(int64_t ts, uint32_t sig);
+  void Change(int64_t ts, uint32_t sig) {
+    // Inline: every push and pop of the boundary thread changes it.
+    if (!changes_.empty() && changes_.back().first != ts && changes_.size() + 1 < 2 * kKeep &&
+        changes_.size() < changes_.capacity()) [[likely]] {
+      changes_.emplace_back(ts, sig);
+      return;
+    }
+    ChangeAny(ts, sig);
+  }
   // The iteration thread has been read up to ts (Change() does not say so: a start/end range
   // of the iteration thread may end on another thread).
   void Advance(int64_t ts) {
@@ -40,6 +48,7 @@ class RangeTimeline {
   static constexpr size_t kKeep = 1u << 16;
 
  private:
+  void ChangeAny(int64_t ts, uint32_t sig);  // Change() when the common case does not hold
   // (ts, signature), ts ascending; the oldest kKeep are dropped at once when there are 2 kKeep.
   std::vector<std::pair<int64_t, uint32_t>> changes_;
   int64_t horizon_ = INT64_MIN;

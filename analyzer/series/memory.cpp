@@ -113,7 +113,7 @@ uint32_t Aggregator::AllocKeyIndex(uint8_t kind, uint64_t size, uint32_t api, ui
   return index;
 }
 
-void Aggregator::NoteFree(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type) {
+void Aggregator::NoteFreeAny(uint64_t addr, const LiveAlloc& live, uint32_t slot, int handle_type) {
   if (slot > a_.recent_free_slot) {
     a_.recent_free_slot = slot;
     std::erase_if(a_.recent_frees,

@@ -42,6 +42,17 @@ class SlotVec {
   ~SlotVec() = default;
 
   void Add(uint32_t slot, double x) { *Cell(slot) += x; }
+  // True, with *cell the slot's cell, if the slot lies on the page last written; changes nothing
+  // else. For a
+  // caller's path without calls (and so without registers to save): it tests that every series
+  // it writes is hot, writes them through these cells, and otherwise takes its general path.
+  bool HotCell(uint32_t slot, double** cell) {
+    const uint32_t i = std::rotr(slot - hot_first_, 1);
+    if (i >= hot_capacity_)
+      return false;
+    *cell = hot_ + i;
+    return true;
+  }
   void Max(uint32_t slot, double x) {
     double* c = Cell(slot);
     if (*c < x)  // std::max(*c, x): keeps *c unless x is greater

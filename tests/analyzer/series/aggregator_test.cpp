@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The streaming model's edge cases, end to end on hand-built traces: handle identity, NVTX heaps
 // and regions, VMM, correlation of GPU records (early, late, graphs), ranges across threads and
-// nested in themselves, out-of-order threads.
+// nested in themselves, out-of-order threads, the pending sums and memos of the common paths.
 #include <string>
 #include <vector>
 
@@ -303,6 +303,115 @@ TEST(Model, LargestThreadIdFirst) {
   ASSERT_EQ(r.ranks.size(), 1u);
   EXPECT_EQ(r.iterations.count, kIterations);
   EXPECT_EQ(r.iterations.tid, kTid);
+}
+
+analysis::Report AnalyzeWith(const TraceBuilder& b, int jobs, const std::string& iteration = "") {
+  const std::string bytes = b.ToBinary();
+  analysis::AnalyzeOptions options;
+  options.jobs = jobs;
+  options.iteration = iteration;
+  auto r = analysis::AnalyzeBuffers({bytes}, {"edge.trace"}, options);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : analysis::Report{};
+}
+
+// Synchronization time pends by (signature, sync API) as API time does: with more sync APIs
+// than pending entries, under nested ranges and a range nested in itself, each range's sync
+// time is the sum of its waits in every iteration, on one thread or several.
+TEST(Model, SyncTimeSumsSurviveManySyncApis) {
+  TraceBuilder b;
+  constexpr int kCalls = 210, kApis = 70;  // each API three times an iteration, 70 > 64 entries
+  std::vector<double> it_sync(kIterations, 0), step_sync(kIterations, 0);
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 10000000LL * (i + 1);
+    b.Push(t, "it");
+    b.Push(t + 10, "step");
+    int64_t ts = t + 100;
+    for (int k = 0; k < kCalls; ++k) {
+      const int64_t dur = 7 + (k * 13 + i * 3) % 29;
+      b.Sync(ts, dur, format::SyncKind::kStream, "sync" + std::to_string(k % kApis));
+      it_sync[i] += static_cast<double>(dur);
+      step_sync[i] += static_cast<double>(dur);
+      ts += 100;
+    }
+    b.Push(ts, "step");  // nested in itself: its waits count once
+    b.Sync(ts + 10, 50, format::SyncKind::kStream, "sync0");
+    it_sync[i] += 50;
+    step_sync[i] += 50;
+    b.Pop(ts + 100);
+    b.Pop(ts + 200);
+    b.Sync(ts + 300, 20, format::SyncKind::kEvent, "sync1");  // in "it" only
+    it_sync[i] += 20;
+    b.Sync(ts + 400, 0, format::SyncKind::kEvent, "sync2");  // no time
+    b.Pop(ts + 500);
+  }
+  for (int jobs : {1, 3}) {
+    const analysis::Report r = AnalyzeWith(b, jobs, "it");
+    const auto* it = FindRange(r, "it");
+    const auto* step = FindRange(r, "step");
+    ASSERT_NE(it, nullptr) << Text(r);
+    ASSERT_NE(step, nullptr) << Text(r);
+    ASSERT_EQ(it->decomposition.sync.ms.size(), static_cast<size_t>(kIterations));
+    ASSERT_EQ(step->decomposition.sync.ms.size(), static_cast<size_t>(kIterations));
+    for (int i = 0; i < kIterations; ++i) {
+      EXPECT_DOUBLE_EQ(it->decomposition.sync.ms[i], it_sync[i] * 1e-6) << i << " jobs " << jobs;
+      EXPECT_DOUBLE_EQ(step->decomposition.sync.ms[i], step_sync[i] * 1e-6)
+          << i << " jobs " << jobs;
+    }
+  }
+}
+
+// A range's instances are counted per (range, thread) in a few pending entries: with more
+// threads than entries, the range still names the thread with the most instances, and every
+// instance counts.
+TEST(Model, RangeThreadIsTheOneWithTheMostInstances) {
+  TraceBuilder b;
+  constexpr uint32_t kFirst = 2, kThreads = 40, kBusiest = 17;
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 100000LL * (i + 1);
+    b.Push(t, "it");
+    int64_t ts = t + 10;
+    for (uint32_t th = kFirst; th < kFirst + kThreads; ++th) {
+      for (int k = 0; k < (th == kBusiest ? 3 : 1); ++k) {
+        b.Push(ts, "work", th);
+        b.Pop(ts + 5, th);
+        ts += 10;
+      }
+    }
+    b.Pop(ts + 10);
+  }
+  const analysis::Report r = AnalyzeWith(b, 1, "it");
+  const auto* work = FindRange(r, "work");
+  ASSERT_NE(work, nullptr) << Text(r);
+  EXPECT_EQ(work->tid, kBusiest);
+  for (double c : work->count) EXPECT_EQ(c, kThreads + 2);
+}
+
+// One range name in two NVTX domains: two ranges (a range is found by its name first, then
+// checked against the domain), each popped in its own domain.
+TEST(Model, OneNameInTwoDomains) {
+  TraceBuilder b;
+  const uint32_t other = b.Str("other");
+  for (int i = 0; i < kIterations; ++i) {
+    const int64_t t = 100000LL * (i + 1);
+    b.Push(t, "it");
+    b.Push(t + 10, "x");
+    b.Push(t + 20, "x").domain = other;  // a different range: not nested in itself
+    b.Pop(t + 120);                      // default domain: ends "x" at t + 120
+    b.Pop(t + 220).domain = other;
+    b.Push(t + 300, "x").domain = other;
+    b.Pop(t + 330).domain = other;
+    b.Pop(t + 900);
+  }
+  const analysis::Report r = AnalyzeWith(b, 1, "it");
+  const auto* x = FindRange(r, "x");
+  const auto* other_x = FindRange(r, "other::x");
+  ASSERT_NE(x, nullptr) << Text(r);
+  ASSERT_NE(other_x, nullptr) << Text(r);
+  for (double c : x->count) EXPECT_EQ(c, 1);
+  for (double c : other_x->count) EXPECT_EQ(c, 2);
+  for (double ms : x->total_ms) EXPECT_NEAR(ms, 110e-6, 1e-12);
+  for (double ms : other_x->total_ms) EXPECT_NEAR(ms, 230e-6, 1e-12);
 }
 
 }  // namespace

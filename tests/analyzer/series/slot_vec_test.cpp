@@ -108,6 +108,30 @@ TEST(SlotVec, HugeSlotNumbers) {
   EXPECT_EQ(visited, (std::vector<uint32_t>{top - 2, top - 1, top}));
 }
 
+// HotCell: the cell of a slot on the page last written, and nothing else; it writes nothing.
+TEST(SlotVec, HotCellIsTheLastWrittenPageOnly) {
+  SlotVec v;
+  double* cell = nullptr;
+  EXPECT_FALSE(v.HotCell(0, &cell));  // nothing written
+  EXPECT_FALSE(v.HotCell(1, &cell));
+  EXPECT_TRUE(v.empty());
+  v.Add(3, 1);  // odd slots 1, 3, 5, 7 on the first page (kFirstPageSlots values)
+  ASSERT_TRUE(v.HotCell(3, &cell));
+  *cell += 2;
+  EXPECT_EQ(v[3], 3);
+  ASSERT_TRUE(v.HotCell(7, &cell));  // same page, not written yet
+  EXPECT_EQ(*cell, 0);
+  EXPECT_FALSE(v.HotCell(9, &cell));                            // beyond the page's capacity
+  EXPECT_FALSE(v.HotCell(2, &cell));                            // the other parity: another page
+  EXPECT_FALSE(v.HotCell(2 * SlotVec::kPageSlots + 3, &cell));  // the next group's page
+  v.Add(2, 5);                                                  // now the even page is the hot one
+  EXPECT_FALSE(v.HotCell(3, &cell));
+  ASSERT_TRUE(v.HotCell(2, &cell));
+  EXPECT_EQ(*cell, 5);
+  EXPECT_EQ(v[3], 3);
+  EXPECT_EQ(v[9], 0);
+}
+
 TEST(SlotVec, MaxKeepsTheLargest) {
   SlotVec v;
   v.Max(5, 3);
