@@ -35,9 +35,9 @@ bool IsColumnChunk(const format::UnpackedChunk& chunk) {
 void BinaryReader::Prefetch(int threads) {
   if (threads <= 0 || !workers_.empty())
     return;
-  // Two chunks per worker keep them busy while the reading thread decodes; chunks are about
-  // 1 MiB unpacked, so this is a few MiB, plus kReadyBatches batches per chunk decoded ahead.
-  depth_ = 2 * static_cast<size_t>(threads);
+  // Two chunks per worker keep them busy while the reading thread decodes, up to kMaxDepth;
+  // chunks are about 1 MiB unpacked, plus up to kReadyBatches batches each decoded ahead.
+  depth_ = std::min(2 * static_cast<size_t>(threads), kMaxDepth);
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
 }
 
