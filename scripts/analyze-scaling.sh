@@ -31,9 +31,9 @@ done
 echo "== --jobs scaling ($RANKS ranks and one trace, training mix)"
 "$BENCH" --trace "$TMP/scaling-training.trace" --scaling "$THREADS" --ranks "$RANKS" \
   --repeats "$REPEATS" | tee "$OUT/jobs.txt"
-# One trace with N threads: the reading thread decodes and assigns slots, one thread aggregates,
-# a second the allocation family, the rest decompress ahead. Bound from 4 threads: ≈ 2.3×, set by
-# the aggregation thread (406 of 957 instructions per event; docs/performance.md).
+# One trace with N threads: the reading thread assigns slots, one thread aggregates, a second the
+# allocation family, the rest decompress and decode chunks ahead (docs/performance.md, "One trace
+# on threads").
 echo "== --jobs scaling (one trace, allocation-heavy mix)"
 "$BENCH" --trace "$TMP/scaling-alloc.trace" --scaling "$THREADS" --ranks 1 --repeats "$REPEATS" \
   | tee "$OUT/jobs-alloc.txt"
