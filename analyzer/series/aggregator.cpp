@@ -330,16 +330,24 @@ void Aggregator::Settle(const Borrowed& b, uint32_t sig) {
   AttributeApi(sig, b.dense, b.name, b.ns);
 }
 
-void Aggregator::AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
+void Aggregator::AttributeToSignature(uint32_t sig, SlotVec RangeSeries::*total,
+                                      std::vector<Aggregates::Part>& parts,
+                                      std::vector<std::vector<int32_t>>& table, uint32_t dense,
+                                      uint32_t name, double dur) {
   // Outermost first, as the ranges were opened (the order parts are created in).
   uint32_t chain[kMaxOpenRanges];
   size_t n = 0;
   for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
   while (n > 0) {
     const SignatureNode& node = sigs_[chain[--n]];
-    SlotAdd(a_.ranges[node.range].api_ns, node.slot, dur);
-    SlotAdd(Part(a_.range_apis, range_api_index_, node.range, dense, name), node.slot, dur);
+    SlotAdd(a_.ranges[node.range].*total, node.slot, dur);
+    SlotAdd(Part(parts, table, node.range, dense, name), node.slot, dur);
   }
+}
+
+void Aggregator::AttributeApi(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
+  AttributeToSignature(sig, &RangeSeries::api_ns, a_.range_apis, range_api_index_, dense, name,
+                       dur);
 }
 
 void Aggregator::PendApiTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense, uint32_t name,
@@ -482,14 +490,8 @@ void Aggregator::SyncTime(const Event& ev, ThreadState* t, uint32_t slot) {
 }
 
 void Aggregator::AttributeSync(uint32_t sig, uint32_t dense, uint32_t name, double dur) {
-  uint32_t chain[kMaxOpenRanges];
-  size_t n = 0;
-  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
-  while (n > 0) {
-    const SignatureNode& node = sigs_[chain[--n]];
-    SlotAdd(a_.ranges[node.range].sync_ns, node.slot, dur);
-    SlotAdd(Part(a_.range_syncs, range_sync_index_, node.range, dense, name), node.slot, dur);
-  }
+  AttributeToSignature(sig, &RangeSeries::sync_ns, a_.range_syncs, range_sync_index_, dense, name,
+                       dur);
 }
 
 void Aggregator::OnPush(const Event& ev, ThreadState* thread, uint32_t slot) {
@@ -652,16 +654,8 @@ void Aggregator::NoteLaunch(const Event& ev, const ThreadState* t, uint32_t slot
 }
 
 void Aggregator::AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur) {
-  const double d = static_cast<double>(std::max<int64_t>(dur, 0));
-  // Outermost first, as the ranges were opened (the order parts are created in).
-  uint32_t chain[kMaxOpenRanges];
-  size_t n = 0;
-  for (uint32_t s = sig; s != 0 && n < kMaxOpenRanges; s = sigs_[s].parent) chain[n++] = s;
-  while (n > 0) {
-    const SignatureNode& node = sigs_[chain[--n]];
-    SlotAdd(a_.ranges[node.range].gpu_ns, node.slot, d);
-    SlotAdd(Part(a_.range_kernels, range_kernel_index_, node.range, dense, kernel), node.slot, d);
-  }
+  AttributeToSignature(sig, &RangeSeries::gpu_ns, a_.range_kernels, range_kernel_index_, dense,
+                       kernel, static_cast<double>(std::max<int64_t>(dur, 0)));
 }
 
 void Aggregator::PendKernelTimeMiss(PendingRangeTime& p, uint32_t sig, uint32_t dense,

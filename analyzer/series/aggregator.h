@@ -261,6 +261,12 @@ class Aggregator {
   void OnKernel(const trace::Event& ev, uint32_t slot);
   void OnKernelAny(const trace::Event& ev, uint32_t slot);
   void AttributeKernel(uint32_t sig, uint32_t dense, uint32_t kernel, int64_t dur);
+  // Adds dur to `total` of every range of signature sig and to its part for (dense, name) in
+  // parts/table, outermost range first: the walk that kernel, API and sync time share.
+  void AttributeToSignature(uint32_t sig, SlotVec RangeSeries::*total,
+                            std::vector<Aggregates::Part>& parts,
+                            std::vector<std::vector<int32_t>>& table, uint32_t dense, uint32_t name,
+                            double dur);
   // Time under one signature, per kernel (GPU time) or per API (API time), not yet added to the
   // ranges: the first kernel or call of a (signature, kernel or API) pair walks the signature
   // (creating the parts in the order a walk per event would), later ones only add here, and the
