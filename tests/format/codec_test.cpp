@@ -86,21 +86,25 @@ std::vector<Event> DecodeInReadsOf(const std::string& chunk_bytes, size_t read, 
   return out;
 }
 
+// One chunk of `events` in `layout`, after the strings 1..19 and one stack (what RandomEvents'
+// ids name).
+std::string EncodeLong(ChunkLayout layout, const std::vector<Event>& events) {
+  ChunkEncoder enc(3, layout);
+  for (uint32_t s = 1; s < 20; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
+  const uint64_t frames[] = {PcFrame(0x401000), StringFrame(3)};
+  EXPECT_TRUE(enc.DefineStack(1, frames, 2));
+  for (const Event& ev : events) EXPECT_TRUE(enc.Add(ev));
+  std::string bytes;
+  EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes));
+  return bytes;
+}
+
 // A chunk several times the column decoder's window, read one event at a time, a few, or more
 // than a window per call: the same events. A bad id far into it is named at its own event, and
 // every event before it is delivered.
 TEST_P(CodecTest, LongChunksDecodeAlikeInAnyReadSizeAndNameLateDamage) {
   std::vector<Event> events = RandomEvents(7, 5000, 20, 2);
-  auto encode = [&](const std::vector<Event>& list) {
-    ChunkEncoder enc(3, GetParam());
-    for (uint32_t s = 1; s < 20; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
-    const uint64_t frames[] = {PcFrame(0x401000), StringFrame(3)};
-    EXPECT_TRUE(enc.DefineStack(1, frames, 2));
-    for (const Event& ev : list) EXPECT_TRUE(enc.Add(ev));
-    std::string bytes;
-    EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes));
-    return bytes;
-  };
+  auto encode = [&](const std::vector<Event>& list) { return EncodeLong(GetParam(), list); };
   const std::string bytes = encode(events);
   for (size_t read : {size_t{1}, size_t{7}, size_t{1000}, size_t{4096}}) {
     Tables tables;
@@ -135,16 +139,7 @@ TEST_P(CodecTest, DetachedDecodingNamesTheIdsItsEventsNeed) {
     GTEST_SKIP() << "rows apply their definitions as they come";
   std::vector<Event> events = RandomEvents(11, 5000, 20, 2);
   constexpr size_t kBad = 3333;
-  auto encode = [&](const std::vector<Event>& list) {
-    ChunkEncoder enc(3, GetParam());
-    for (uint32_t s = 1; s < 20; ++s) EXPECT_TRUE(enc.DefineString(s, "s" + std::to_string(s)));
-    const uint64_t frames[] = {PcFrame(0x401000), StringFrame(3)};
-    EXPECT_TRUE(enc.DefineStack(1, frames, 2));
-    for (const Event& ev : list) EXPECT_TRUE(enc.Add(ev));
-    std::string bytes;
-    EXPECT_TRUE(enc.Seal(ChunkType::kEvents, &bytes));
-    return bytes;
-  };
+  auto encode = [&](const std::vector<Event>& list) { return EncodeLong(GetParam(), list); };
   auto unpack = [](const std::string& bytes, UnpackedChunk* chunk) {
     std::memcpy(&chunk->header, bytes.data(), sizeof(ChunkHeader));
     chunk->stored = bytes.substr(sizeof(ChunkHeader));
