@@ -21,6 +21,7 @@
 #include "analysis/assemble.h"
 #include "analysis/event_pass.h"
 #include "analysis/merge_ranks.h"
+#include "analysis/thread_shares.h"
 #include "series/aggregator.h"
 #include "util/args.h"
 #include "util/cli.h"
@@ -174,7 +175,6 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
   const int count = static_cast<int>(factories.size());
   const int jobs = std::max(1, options.jobs);
   const int workers = std::min(jobs, count);
-  const int helpers = jobs > workers ? (jobs - workers) / workers : 0;
   AnalyzeOptions shared = options;
   std::mutex progress_mutex;
   if (workers > 1 && options.progress) {
@@ -190,8 +190,8 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
     };
   }
   util::ParallelFor(factories.size(), workers, [&](size_t k) {
-    (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count, helpers,
-                                   shared, classifier));
+    (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count,
+                                   HelpersOf(k, count, jobs), shared, classifier));
   });
 }
 

@@ -5,10 +5,12 @@
 // ranks, a damaged rank, a rank that needs a second pass, the old row layout, names and stacks that
 // the trace defines all along while the aggregation thread reads them, nor the allocation family
 // aggregated on a thread of its own.
+#include <algorithm>
 #include <cstdio>
 
 #include <gtest/gtest.h>
 
+#include "analysis/thread_shares.h"
 #include "report/json_report.h"
 #include "scenario_util.h"
 #include "trace_builder.h"
@@ -66,6 +68,25 @@ void ExpectSameForAnyJobs(const std::vector<std::string>& traces, size_t prefix_
   ASSERT_FALSE(serial.empty());
   for (int jobs : {2, 3, 4, 5, 8}) {  // 4 and up: chunks decoded ahead by 1, 2 and 5 workers
     EXPECT_EQ(Json(traces, jobs, prefix_events), serial) << "--jobs " << jobs;
+  }
+}
+
+TEST(Jobs, SpareThreadsAreDealtOutToTheRanks) {
+  for (int count = 1; count <= 9; ++count) {
+    for (int jobs = 1; jobs <= 20; ++jobs) {
+      int total = 0, least = jobs, most = 0;
+      for (int k = 0; k < count; ++k) {
+        const int h = analysis::HelpersOf(static_cast<size_t>(k), count, jobs);
+        total += h;
+        least = std::min(least, h);
+        most = std::max(most, h);
+        if (k > 0)  // the earlier traces get the remainder
+          EXPECT_LE(h, analysis::HelpersOf(static_cast<size_t>(k - 1), count, jobs));
+      }
+      // Every thread has work, none is counted twice, and no trace has two more than another.
+      EXPECT_EQ(total, std::max(0, jobs - count)) << count << " traces, " << jobs << " jobs";
+      EXPECT_LE(most - least, 1) << count << " traces, " << jobs << " jobs";
+    }
   }
 }
 
