@@ -172,15 +172,18 @@ void Scaling(const std::string& path, uint64_t events, int max_threads, int rank
       "%u cores here)\n",
       ranks, static_cast<double>(events) / 1e6, repeats, std::thread::hardware_concurrency());
   std::printf(
-      "| threads | %d ranks: s | speed-up | per thread | 1 trace: s | speed-up | 1 trace: CPU s "
-      "|\n",
-      ranks);
-  std::printf("|---|---|---|---|---|---|---|\n");
+      "| threads | %d ranks: s | speed-up | per thread | %d ranks: CPU s | 1 trace: s | speed-up | "
+      "1 trace: CPU s |\n",
+      ranks, ranks);
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   const double base_job = Median(job_s[0]), base_one = Median(one_s[0]);
   for (size_t i = 0; i < k; ++i) {
     const double js = Median(job_s[i]), os = Median(one_s[i]);
-    std::printf("| %d | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f |\n", counts[i], js,
-                base_job / js, base_job / js / counts[i], os, base_one / os, Median(one_cpu[i]));
+    // The job's CPU time against one thread's says whether the threads slowed each other (the
+    // same work costing more CPU: clock, L3, memory bandwidth) or waited (the same CPU, more wall).
+    std::printf("| %d | %.2f | %.2fx | %.2f | %.2f | %.2f | %.2fx | %.2f |\n", counts[i], js,
+                base_job / js, base_job / js / counts[i], Median(job_cpu[i]), os, base_one / os,
+                Median(one_cpu[i]));
   }
 }
 

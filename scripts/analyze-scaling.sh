@@ -37,6 +37,27 @@ echo "== --jobs scaling ($RANKS ranks and one trace, training mix)"
 echo "== --jobs scaling (one trace, allocation-heavy mix)"
 "$BENCH" --trace "$TMP/scaling-alloc.trace" --scaling "$THREADS" --ranks 1 --repeats "$REPEATS" \
   | tee "$OUT/jobs-alloc.txt"
+# The machine's own ceiling for this work: RANKS separate processes, each analysing the trace on
+# one thread, against one such process alone, interleaved REPEATS times. The processes share
+# nothing in user space, so what they lose together is the machine's (all-core clock, L3, memory
+# bandwidth, the neighbours of a shared host); the job's "per thread" above is to be read
+# against this one. Wall time in milliseconds of running "$@" $1 times at once:
+at_once() {
+  local n=$1
+  shift
+  local t0 t1
+  t0=$(date +%s%N)
+  for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 & done
+  wait
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000000))
+}
+echo "== the machine: $RANKS separate processes of one thread each, against one alone"
+for r in $(seq "$REPEATS"); do
+  alone=$(at_once 1 "$BENCH" --trace "$TMP/scaling-training.trace" --no-decode --jobs 1)
+  together=$(at_once "$RANKS" "$BENCH" --trace "$TMP/scaling-training.trace" --no-decode --jobs 1)
+  echo "run $r: alone $alone ms, $RANKS at once $together ms"
+done | tee "$OUT/machine.txt"
 rm -f "$TMP"/scaling-*.trace
 if [ "${BIG:-0}" = 1 ]; then
   echo "== 10^9 events, memory"
@@ -50,5 +71,11 @@ done
 grep -E '^(scaling|\|)' "$OUT/jobs.txt"
 echo "one trace, allocation-heavy mix:"
 grep -E '^\|' "$OUT/jobs-alloc.txt"
+median() { sort -n | awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
+alone=$(awk '{ print $4 }' "$OUT/machine.txt" | median)
+together=$(awk '{ print $9 }' "$OUT/machine.txt" | median)
+awk -v a="$alone" -v t="$together" -v ranks="$RANKS" 'BEGIN {
+  printf "the machine: one process alone %.2f s, %d at once %.2f s: %.2f per thread\n",
+         a / 1000, ranks, t / 1000, a / t }'
 [ -f "$OUT/big.txt" ] && grep -E '^(generated|analyze)' "$OUT/big.txt"
 exit 0
