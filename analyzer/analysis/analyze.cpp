@@ -12,8 +12,10 @@
 #include "analysis/analyze.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 #include <optional>
+#include <system_error>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
@@ -164,13 +166,13 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
 }
 
 // Analyses every trace into (*ranks)[i]: on the calling thread, or with options.jobs > 1 on up to
-// that many threads, each taking the next trace not yet taken; threads beyond the number of
-// traces run the traces' aggregation and prefetch chunks for their readers (AnalyzeOne). Each trace
-// is analysed alone (its own reader, symbolizer and aggregator), so the order in which they finish
-// changes nothing.
+// that many threads, each taking the next trace not yet taken, the largest first (`bytes`, 0 where
+// unknown); threads beyond the number of traces run the traces' aggregation and prefetch chunks
+// for their readers (AnalyzeOne, thread_shares.h). Each trace is analysed alone (its own reader,
+// symbolizer and aggregator), so the order in which they are taken or finish changes nothing.
 void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
-                  const std::vector<std::string>& names, const AnalyzeOptions& options,
-                  const FrameClassifier& classifier,
+                  const std::vector<std::string>& names, const std::vector<uint64_t>& bytes,
+                  const AnalyzeOptions& options, const FrameClassifier& classifier,
                   std::vector<std::optional<absl::StatusOr<RankReport>>>* ranks) {
   const int count = static_cast<int>(factories.size());
   const int jobs = std::max(1, options.jobs);
@@ -189,14 +191,15 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
       options.footprint(index, f);
     };
   }
-  util::ParallelFor(factories.size(), workers, [&](size_t k) {
-    (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count,
-                                   HelpersOf(k, count, jobs), shared, classifier));
+  ForEachTrace(bytes, jobs, [&](size_t k, int helpers) {
+    (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count, helpers,
+                                   shared, classifier));
   });
 }
 
 absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& factories,
                                             const std::vector<std::string>& names,
+                                            const std::vector<uint64_t>& bytes,
                                             const AnalyzeOptions& options) {
   if (factories.empty())
     return absl::InvalidArgumentError("no trace to analyse");
@@ -206,7 +209,7 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
   report.thresholds = options.thresholds;
   const int count = static_cast<int>(factories.size());
   std::vector<std::optional<absl::StatusOr<RankReport>>> ranks(factories.size());
-  AnalyzeRanks(factories, names, options, classifier, &ranks);
+  AnalyzeRanks(factories, names, bytes, options, classifier, &ranks);
   // Errors are reported in trace order, whichever thread met them first.
   for (int i = 0; i < count; ++i) {
     absl::StatusOr<RankReport>& rank = *ranks[static_cast<size_t>(i)];
@@ -258,10 +261,14 @@ absl::StatusOr<analysis::Report> AnalyzeAll(const std::vector<ReaderFactory>& fa
 absl::StatusOr<analysis::Report> Analyze(const std::vector<std::string>& paths,
                                          const AnalyzeOptions& options) {
   std::vector<ReaderFactory> factories;
+  std::vector<uint64_t> bytes;
   for (const std::string& p : paths) {
     factories.push_back([p]() { return trace::TraceReader::Open(p); });
+    std::error_code error;  // not a regular file: size unknown, the reader says what is wrong
+    const std::uintmax_t size = std::filesystem::file_size(p, error);
+    bytes.push_back(error ? 0 : static_cast<uint64_t>(size));
   }
-  return AnalyzeAll(factories, paths, options);
+  return AnalyzeAll(factories, paths, bytes, options);
 }
 
 absl::StatusOr<analysis::Report> AnalyzeBuffers(const std::vector<std::string_view>& traces,
@@ -270,10 +277,12 @@ absl::StatusOr<analysis::Report> AnalyzeBuffers(const std::vector<std::string_vi
   if (names.size() != traces.size())
     return absl::InvalidArgumentError("one name per trace");
   std::vector<ReaderFactory> factories;
+  std::vector<uint64_t> bytes;
   for (std::string_view t : traces) {
     factories.push_back([t]() { return trace::TraceReader::FromBuffer(t); });
+    bytes.push_back(t.size());
   }
-  return AnalyzeAll(factories, names, options);
+  return AnalyzeAll(factories, names, bytes, options);
 }
 
 }  // namespace cuclimb::analysis

@@ -7,6 +7,7 @@
 // aggregated on a thread of its own.
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +89,32 @@ TEST(Jobs, SpareThreadsAreDealtOutToTheRanks) {
       EXPECT_LE(most - least, 1) << count << " traces, " << jobs << " jobs";
     }
   }
+}
+
+TEST(Jobs, TracesAreTakenLargestFirst) {
+  EXPECT_EQ(analysis::LargestFirst({5, 9, 5, 1, 9}), (std::vector<size_t>{1, 4, 0, 2, 3}));
+  EXPECT_TRUE(analysis::LargestFirst({}).empty());
+  // The spare threads go to the largest traces: 3 traces on 4 threads, the largest last.
+  std::mutex mutex;
+  std::vector<int> helpers(3, -1);
+  analysis::ForEachTrace({10, 10, 50}, 4, [&](size_t k, int h) {
+    std::lock_guard<std::mutex> lock(mutex);
+    helpers[k] = h;
+  });
+  EXPECT_EQ(helpers, (std::vector<int>{0, 0, 1}));
+  // One thread keeps the traces' own order.
+  std::vector<size_t> taken;
+  analysis::ForEachTrace({10, 10, 50}, 1, [&](size_t k, int) { taken.push_back(k); });
+  EXPECT_EQ(taken, (std::vector<size_t>{0, 1, 2}));
+  // Reports stay in the traces' order whatever the order taken: the largest last here.
+  SimOptions small = Rank(0, false), large = Rank(2, true);
+  small.iterations = 40;
+  large.iterations = 300;
+  SimOptions small2 = small;
+  small2.seed = 99;
+  const std::vector<std::string> traces = {Binary(small), Binary(small2), Binary(large)};
+  ASSERT_GT(traces[2].size(), traces[0].size());
+  ExpectSameForAnyJobs(traces);
 }
 
 TEST(Jobs, FourRanksOneLeaking) {
