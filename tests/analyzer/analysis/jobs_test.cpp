@@ -81,8 +81,9 @@ TEST(Jobs, SpareThreadsAreDealtOutToTheRanks) {
         total += h;
         least = std::min(least, h);
         most = std::max(most, h);
-        if (k > 0)  // the earlier traces get the remainder
+        if (k > 0) {  // the earlier traces get the remainder
           EXPECT_LE(h, analysis::HelpersOf(static_cast<size_t>(k - 1), count, jobs));
+        }
       }
       // Every thread has work, none is counted twice, and no trace has two more than another.
       EXPECT_EQ(total, std::max(0, jobs - count)) << count << " traces, " << jobs << " jobs";
