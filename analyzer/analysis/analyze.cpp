@@ -74,11 +74,45 @@ absl::Status UnmatchedIteration(const SegmentStats& stats, const SegmentChoice& 
   return util::UsageError(message);
 }
 
+// Prefetch workers a trace borrows at most from the threads of its job that came free. The
+// trace's own thread goes on reading and aggregating; what the workers can take from it is the
+// checking, decompressing and decoding of the chunks ahead, which two keep up with.
+constexpr int kMostBorrowed = 2;
+
+// Threads that a trace under way borrows from its job's spare ones (thread_shares.h) as prefetch
+// workers, and gives back once its reading is done.
+class BorrowedWorkers {
+ public:
+  explicit BorrowedWorkers(SpareThreads* spare) : spare_(spare) {}
+  ~BorrowedWorkers() { GiveBack(); }
+  // From the reading thread, between two reads: a free thread of the job joins `reader`.
+  void Borrow(trace::TraceReader* reader) {
+    if (spare_ == nullptr || borrowed_ >= kMostBorrowed || spare_->free() == 0 ||
+        !spare_->TryTake()) {
+      return;
+    }
+    reader->Prefetch(1);
+    ++borrowed_;
+  }
+  // The reading is done: the workers only wait now (they end with their reader).
+  void GiveBack() {
+    if (spare_ != nullptr)
+      spare_->Give(borrowed_);
+    borrowed_ = 0;
+  }
+
+ private:
+  SpareThreads* spare_;
+  int borrowed_ = 0;
+};
+
 // helpers: threads this trace may use besides the calling one. The first runs the aggregation
 // (AggregationThread), the second the allocation family's aggregation, the others check,
-// decompress and decode chunks ahead (TraceReader::Prefetch, TakeBatch).
+// decompress and decode chunks ahead (TraceReader::Prefetch, TakeBatch). More prefetch workers
+// may join from `spare` while the trace is read.
 absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::string& name, int index,
-                                      int count, int helpers, const AnalyzeOptions& options,
+                                      int count, int helpers, SpareThreads* spare,
+                                      const AnalyzeOptions& options,
                                       const FrameClassifier& classifier) {
   const int aggregation_threads = std::min(helpers, 2);
   const int prefetch = helpers - aggregation_threads;
@@ -117,13 +151,16 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
   }
   prefix = std::vector<trace::Event>();
   stats.EndPrefix();
+  BorrowedWorkers borrowed(spare);
   while (const size_t n = pass->Read(&stats)) {
+    borrowed.Borrow(raw);
     const uint64_t before = events;
     events += n;
     if ((before ^ events) >= kProgressEvery)
       Report(options, *raw, index, count, 1, events);
   }
   pass->Finish();
+  borrowed.GiveBack();
   Report(options, *raw, index, count, 1, events);
   SegmentChoice final_choice = ChooseSegmentation(stats, launch, *raw);
   if (final_choice.user_unmatched)
@@ -139,12 +176,14 @@ absl::StatusOr<RankReport> AnalyzeOne(const ReaderFactory& open, const std::stri
                                        aggregation_threads);
     events = 0;
     while (const size_t n = pass->Read(nullptr)) {
+      borrowed.Borrow(raw2);
       const uint64_t before = events;
       events += n;
       if ((before ^ events) >= kProgressEvery)
         Report(options, *raw2, index, count, 2, events);
     }
     pass->Finish();
+    borrowed.GiveBack();
     Report(options, *raw2, index, count, 2, events);
   }
   // Same boundaries: final_choice differs from choice only in `why`, which now counts the whole
@@ -191,9 +230,10 @@ void AnalyzeRanks(const std::vector<ReaderFactory>& factories,
       options.footprint(index, f);
     };
   }
-  ForEachTrace(bytes, jobs, [&](size_t k, int helpers) {
+  SpareThreads spare;
+  ForEachTrace(bytes, jobs, &spare, [&](size_t k, int helpers) {
     (*ranks)[k].emplace(AnalyzeOne(factories[k], names[k], static_cast<int>(k), count, helpers,
-                                   shared, classifier));
+                                   count > 1 ? &spare : nullptr, shared, classifier));
   });
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -39,17 +40,56 @@ inline int HelpersOf(size_t k, int count, int jobs) {
   return spare / count + (static_cast<int>(k) < spare % count ? 1 : 0);
 }
 
+// Threads of a job that came free while some of its traces are still read: a thread that found
+// no trace left to take, and the helpers of a trace that is done. Equal traces on as many threads
+// do not end together (on a shared host some cores are slower at any moment: 8 equal ranks on 8
+// threads ended 1.1 to 1.9 s apart), and the last ones would be read by one thread each while
+// the others idle. A trace still being read borrows them as prefetch workers (AnalyzeOne).
+class SpareThreads {
+ public:
+  void Give(int n) {
+    if (n > 0)
+      free_.fetch_add(n, std::memory_order_relaxed);
+  }
+  // One thread, if one is free; cheap enough to ask every batch.
+  bool TryTake() {
+    int n = free_.load(std::memory_order_relaxed);
+    while (n > 0) {
+      if (free_.compare_exchange_weak(n, n - 1, std::memory_order_relaxed))
+        return true;
+    }
+    return false;
+  }
+  int free() const { return free_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> free_{0};
+};
+
 // Runs fn(k, helpers) for every trace k of a job on up to `jobs` threads, the traces taken
-// largest first and each given its share of the spare threads. One thread takes the traces in
-// their own order: it gains nothing from another, and its progress keeps theirs.
+// largest first and each given its share of the spare threads; a thread that finds no trace
+// left, and a trace's helpers once fn returns, are given to `spare` (when not null). One thread
+// takes the traces in their own order: it gains nothing from another, and its progress keeps
+// theirs.
 template <typename Fn>
-void ForEachTrace(const std::vector<uint64_t>& bytes, int jobs, Fn&& fn) {
+void ForEachTrace(const std::vector<uint64_t>& bytes, int jobs, SpareThreads* spare, Fn&& fn) {
   const int count = static_cast<int>(bytes.size());
   jobs = std::max(1, jobs);
+  const int threads = std::min(jobs, count);
   const std::vector<size_t> order =
-      LargestFirst(std::min(jobs, count) > 1 ? bytes : std::vector<uint64_t>(bytes.size()));
-  util::ParallelFor(order.size(), std::min(jobs, count),
-                    [&](size_t taken) { fn(order[taken], HelpersOf(taken, count, jobs)); });
+      LargestFirst(threads > 1 ? bytes : std::vector<uint64_t>(bytes.size()));
+  std::atomic<size_t> next{0};
+  // One loop per thread: each takes traces until none is left, then gives itself.
+  util::ParallelFor(static_cast<size_t>(std::max(threads, 0)), threads, [&](size_t) {
+    for (size_t taken = next++; taken < order.size(); taken = next++) {
+      const int helpers = HelpersOf(taken, count, jobs);
+      fn(order[taken], helpers);
+      if (spare != nullptr)
+        spare->Give(helpers);
+    }
+    if (spare != nullptr)
+      spare->Give(1);
+  });
 }
 
 }  // namespace cuclimb::analysis

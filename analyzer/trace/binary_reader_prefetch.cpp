@@ -33,11 +33,14 @@ bool IsColumnChunk(const format::UnpackedChunk& chunk) {
 }  // namespace
 
 void BinaryReader::Prefetch(int threads) {
-  if (threads <= 0 || !workers_.empty())
+  if (threads <= 0)
     return;
+  // Workers may join a reading under way (a thread of the job that came free): only the reading
+  // thread frames chunks and reads depth_ and workers_, so from its next chunk on it frames ahead
+  // for them; the chunk it is in goes on as it was (inline, or taken from its batches).
   // Two chunks per worker keep them busy while the reading thread decodes, up to kMaxDepth;
   // chunks are about 1 MiB unpacked, plus up to kReadyBatches batches each decoded ahead.
-  depth_ = std::min(2 * static_cast<size_t>(threads), kMaxDepth);
+  depth_ = std::min(2 * (workers_.size() + static_cast<size_t>(threads)), kMaxDepth);
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
 }
 

@@ -85,10 +85,11 @@ class TraceReader {
     while (n < max && Next(&out[n])) ++n;
     return n;
   }
-  // Lets the reader use up to `threads` helper threads to prepare its input ahead of Read()
+  // Lets the reader use `threads` more helper threads to prepare its input ahead of Read()
   // (binary traces: checksums and decompression, and the events of column chunks, decoded into
-  // batches()). Call before the first Read(); a no-op where there is nothing to prepare. Events
-  // and status are the same either way.
+  // batches()). Call from the reading thread, before the first Read() or between two (threads
+  // that join a reading under way prepare the chunks after the current one); a no-op where there
+  // is nothing to prepare. Events and status are the same either way.
   virtual void Prefetch(int threads) { (void)threads; }
   // The next events as a whole batch decoded ahead by the prefetch workers, when the reader has
   // one: sealed, `size` events (at least one) delivered as Read() would deliver them. The caller

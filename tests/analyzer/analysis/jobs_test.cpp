@@ -6,8 +6,11 @@
 // the trace defines all along while the aggregation thread reads them, nor the allocation family
 // aggregated on a thread of its own.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -98,14 +101,14 @@ TEST(Jobs, TracesAreTakenLargestFirst) {
   // The spare threads go to the largest traces: 3 traces on 4 threads, the largest last.
   std::mutex mutex;
   std::vector<int> helpers(3, -1);
-  analysis::ForEachTrace({10, 10, 50}, 4, [&](size_t k, int h) {
+  analysis::ForEachTrace({10, 10, 50}, 4, nullptr, [&](size_t k, int h) {
     std::lock_guard<std::mutex> lock(mutex);
     helpers[k] = h;
   });
   EXPECT_EQ(helpers, (std::vector<int>{0, 0, 1}));
   // One thread keeps the traces' own order.
   std::vector<size_t> taken;
-  analysis::ForEachTrace({10, 10, 50}, 1, [&](size_t k, int) { taken.push_back(k); });
+  analysis::ForEachTrace({10, 10, 50}, 1, nullptr, [&](size_t k, int) { taken.push_back(k); });
   EXPECT_EQ(taken, (std::vector<size_t>{0, 1, 2}));
   // Reports stay in the traces' order whatever the order taken: the largest last here.
   SimOptions small = Rank(0, false), large = Rank(2, true);
@@ -116,6 +119,33 @@ TEST(Jobs, TracesAreTakenLargestFirst) {
   const std::vector<std::string> traces = {Binary(small), Binary(small2), Binary(large)};
   ASSERT_GT(traces[2].size(), traces[0].size());
   ExpectSameForAnyJobs(traces);
+}
+
+TEST(Jobs, ThreadsThatComeFreeAreLentToTracesUnderWay) {
+  // Every thread of the job is given back by the end, whatever the counts.
+  for (int count = 1; count <= 4; ++count) {
+    for (int jobs = 1; jobs <= 6; ++jobs) {
+      analysis::SpareThreads spare;
+      analysis::ForEachTrace(std::vector<uint64_t>(static_cast<size_t>(count), 1), jobs, &spare,
+                             [](size_t, int) {});
+      EXPECT_EQ(spare.free(), jobs) << count << " traces, " << jobs << " jobs";
+    }
+  }
+  // Two traces on two threads: the large one is taken first and waits; the thread that read the
+  // small one comes free and can be borrowed while the large one is still under way.
+  analysis::SpareThreads spare;
+  std::atomic<bool> borrowed{false};
+  analysis::ForEachTrace({1, 2}, 2, &spare, [&](size_t k, int) {
+    if (k != 1)
+      return;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!spare.TryTake() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+    borrowed = spare.free() == 0;
+    spare.Give(1);
+  });
+  EXPECT_TRUE(borrowed);
+  EXPECT_EQ(spare.free(), 2);
 }
 
 TEST(Jobs, FourRanksOneLeaking) {

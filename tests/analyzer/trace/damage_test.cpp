@@ -307,15 +307,23 @@ struct Outcome {
   size_t batches = 0;  // taken whole
 };
 
-Outcome ReadWith(std::string_view bytes, int threads, bool take_batches = false) {
+// join_every > 0: no workers at first; one joins the reading each time join_every more events
+// have been read, up to `threads` (a thread of the job that came free, analysis/thread_shares.h).
+Outcome ReadWith(std::string_view bytes, int threads, bool take_batches = false,
+                 size_t join_every = 0) {
   Outcome o;
   auto reader = TraceReader::FromBuffer(bytes);
   if (!reader.ok())
     return o;
   o.opened = true;
-  (*reader)->Prefetch(threads);
+  int joined = join_every > 0 ? 0 : threads;
+  (*reader)->Prefetch(joined);
   Event batch[37];
   for (;;) {
+    if (joined < threads && o.events.size() >= join_every * static_cast<size_t>(joined + 1)) {
+      (*reader)->Prefetch(1);
+      ++joined;
+    }
     if (take_batches) {
       if (EventBatch* taken = (*reader)->TakeBatch()) {
         EXPECT_TRUE(taken->sealed);
@@ -342,16 +350,24 @@ void ExpectSameOutcome(std::string_view bytes, const std::string& what) {
     for (bool take_batches : {false, true}) {
       const std::string how = what + ", " + std::to_string(threads) + " workers" +
                               (take_batches ? ", batches taken" : ", by Read()");
-      const Outcome prefetched = ReadWith(bytes, threads, take_batches);
-      ASSERT_EQ(prefetched.opened, inline_read.opened) << how;
-      ASSERT_EQ(prefetched.events.size(), inline_read.events.size()) << how;
-      EXPECT_TRUE(IsPrefixOf(prefetched.events, inline_read.events)) << how;
-      EXPECT_EQ(prefetched.status.reason, inline_read.status.reason) << how;
-      EXPECT_EQ(prefetched.status.offset, inline_read.status.offset) << how;
-      EXPECT_EQ(prefetched.status.message, inline_read.status.message) << how;
-      EXPECT_EQ(prefetched.status.chunks, inline_read.status.chunks) << how;
-      EXPECT_EQ(prefetched.status.events, inline_read.status.events) << how;
-      EXPECT_EQ(prefetched.status.skipped_records, inline_read.status.skipped_records) << how;
+      // Workers from the start, or (3) joining the reading under way one at a time: after 40
+      // events (inside the first chunk), after 80 and after 120.
+      std::vector<size_t> joins = {0};
+      if (threads > 1)
+        joins.push_back(40);
+      for (size_t join_every : joins) {
+        const std::string when = join_every > 0 ? how + ", joining under way" : how;
+        const Outcome prefetched = ReadWith(bytes, threads, take_batches, join_every);
+        ASSERT_EQ(prefetched.opened, inline_read.opened) << when;
+        ASSERT_EQ(prefetched.events.size(), inline_read.events.size()) << when;
+        EXPECT_TRUE(IsPrefixOf(prefetched.events, inline_read.events)) << when;
+        EXPECT_EQ(prefetched.status.reason, inline_read.status.reason) << when;
+        EXPECT_EQ(prefetched.status.offset, inline_read.status.offset) << when;
+        EXPECT_EQ(prefetched.status.message, inline_read.status.message) << when;
+        EXPECT_EQ(prefetched.status.chunks, inline_read.status.chunks) << when;
+        EXPECT_EQ(prefetched.status.events, inline_read.status.events) << when;
+        EXPECT_EQ(prefetched.status.skipped_records, inline_read.status.skipped_records) << when;
+      }
     }
   }
 }
@@ -380,10 +396,15 @@ TEST_P(DamageTest, PrefetchDecodesLargeChunksAheadAlike) {
   ExpectSameOutcome(bin, "intact");
   const Outcome taken = ReadWith(bin, 2, true);
   EXPECT_EQ(taken.events.size(), b.events().size());
+  // Workers that join under way decode the chunks after the one being read.
+  const Outcome joined = ReadWith(bin, 2, true, 40);
+  EXPECT_EQ(joined.events.size(), b.events().size());
   if (GetParam() == format::ChunkLayout::kRows) {
     EXPECT_EQ(taken.batches, 0u);  // rows are decoded by the reading thread
+    EXPECT_EQ(joined.batches, 0u);
   } else {
     EXPECT_GT(taken.batches, 10u);
+    EXPECT_GT(joined.batches, 10u);
   }
   for (size_t byte = bin.size() / 5; byte < bin.size(); byte += bin.size() / 5) {
     std::string damaged = bin;
